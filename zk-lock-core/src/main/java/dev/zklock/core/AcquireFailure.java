@@ -1,0 +1,33 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Why one acquisition failed, carried inside the engine until it becomes a {@code false}
+ * return or a {@link LockAcquisitionException}.
+ */
+final class AcquireFailure extends Exception {
+
+	private static final long serialVersionUID = 1L;
+
+	private final LockAcquisitionException.Reason reason;
+
+	private final String detail;
+
+	AcquireFailure(LockAcquisitionException.Reason reason, String detail, @Nullable Throwable cause) {
+		super(detail, cause, false, false);
+		this.reason = reason;
+		this.detail = detail;
+	}
+
+	LockAcquisitionException.Reason reason() {
+		return this.reason;
+	}
+
+	LockAcquisitionException toException(String key, String path, Duration waited) {
+		return new LockAcquisitionException(key, path, waited, this.reason, this.detail, getCause());
+	}
+
+}

@@ -1,0 +1,24 @@
+package dev.zklock.core;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of one key that this JVM holds or waits for.
+ *
+ * @param key the key
+ * @param path the ZooKeeper path of the lock
+ * @param held whether a thread or lease of this JVM holds it
+ * @param holderThread the name of the holding thread, {@code null} if not held or held by a lease
+ * @param heldSince when the current hold began, {@code null} if not held
+ * @param waiters how many local threads wait for it
+ * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
+ * @param fencingToken the lease's fencing token, {@code null} if none
+ * @param leaseState the lease's state, {@code null} if none
+ * @author zk-lock
+ */
+public record LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread,
+		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
+		@Nullable LeaseState leaseState) {
+}

@@ -1,0 +1,58 @@
+package dev.zklock.core;
+
+/**
+ * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the ZooKeeper
+ * session that owned the lease expired while the lock was held: another participant may have
+ * held the lock at the same time. The local state is already released when this is thrown.
+ *
+ * @author zk-lock
+ */
+public class LockLostException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String key;
+
+	private final String path;
+
+	private final long fencingToken;
+
+	/**
+	 * Create a new instance.
+	 * @param key the lock key
+	 * @param path the ZooKeeper path of the lock
+	 * @param fencingToken the fencing token of the lost lease
+	 */
+	public LockLostException(String key, String path, long fencingToken) {
+		super("Lock '" + key + "' (ZooKeeper path " + path + ", fencing token " + fencingToken
+				+ ") was lost while held: the ZooKeeper session expired, so another participant may have held it too");
+		this.key = key;
+		this.path = path;
+		this.fencingToken = fencingToken;
+	}
+
+	/**
+	 * Return the lock key.
+	 * @return the key
+	 */
+	public String getKey() {
+		return this.key;
+	}
+
+	/**
+	 * Return the ZooKeeper path of the lock.
+	 * @return the path
+	 */
+	public String getPath() {
+		return this.path;
+	}
+
+	/**
+	 * Return the fencing token of the lost lease.
+	 * @return the fencing token
+	 */
+	public long getFencingToken() {
+		return this.fencingToken;
+	}
+
+}

@@ -1,0 +1,52 @@
+package dev.zklock.core;
+
+/**
+ * A lock hold that belongs to no thread: acquired by one thread and released by any, for example
+ * by the thread that completes an asynchronous method. Obtained from
+ * {@link ZkLockRegistry#acquireLease(String, java.time.Duration)}. Not reentrant: a second lease
+ * on the same key waits for this one.
+ *
+ * @author zk-lock
+ */
+public interface ZkLease extends AutoCloseable {
+
+	/**
+	 * Return the lock key.
+	 * @return the key
+	 */
+	String key();
+
+	/**
+	 * Return the ZooKeeper path of the lock.
+	 * @return the path
+	 */
+	String path();
+
+	/**
+	 * Return the fencing token of this hold (see {@link ZkLock#fencingToken()}).
+	 * @return the fencing token
+	 */
+	long fencingToken();
+
+	/**
+	 * Return what this JVM knows about the lease.
+	 * @return the lease state
+	 */
+	LeaseState state();
+
+	/**
+	 * Release the lease, from any thread. Releasing twice is a no-op.
+	 * @throws LockLostException if the lease was lost while held and the registry's policy is
+	 * {@link LostLockPolicy#THROW}
+	 */
+	void release();
+
+	/**
+	 * Same as {@link #release()}.
+	 */
+	@Override
+	default void close() {
+		release();
+	}
+
+}

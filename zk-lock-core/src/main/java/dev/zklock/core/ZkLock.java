@@ -1,0 +1,83 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A distributed, reentrant lock for one key, held by a thread. Obtained from
+ * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its own, so it
+ * may be obtained per call or kept.
+ *
+ * <p>The usual {@link Lock} contract applies: {@code unlock()} must be called by the thread that
+ * locked, once per successful lock. {@link #tryLock(long, TimeUnit)} returns {@code false}
+ * within about its wait, also while ZooKeeper is unreachable. {@link #newCondition()} is not
+ * supported.
+ *
+ * @author zk-lock
+ */
+public interface ZkLock extends Lock {
+
+	/**
+	 * Acquire the lock, waiting at most {@code wait}; {@link Duration#ZERO} makes one attempt.
+	 * @param wait the longest time to wait
+	 * @throws LockAcquisitionException if the lock was not acquired, naming the reason
+	 */
+	void acquire(Duration wait);
+
+	/**
+	 * Release the lock.
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 * @throws LockLostException if the lease was lost while held and the registry's
+	 * {@link LostLockPolicy} is {@link LostLockPolicy#THROW}; the lock is released all the same
+	 */
+	@Override
+	void unlock();
+
+	/**
+	 * Return whether the current thread holds this lock.
+	 * @return {@code true} if held by the current thread
+	 */
+	boolean isHeldByCurrentThread();
+
+	/**
+	 * Return the fencing token of the current hold: the creation zxid of the ZooKeeper node that
+	 * backs it. It strictly increases between holders in different JVMs or sessions; threads of
+	 * one JVM that receive the lock by local hand-off share the token of the node they share.
+	 * @return the fencing token
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	long fencingToken();
+
+	/**
+	 * Return what this JVM knows about the lease behind the current hold.
+	 * @return the lease state
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	LeaseState leaseState();
+
+	/**
+	 * Return the lock key.
+	 * @return the key
+	 */
+	String key();
+
+	/**
+	 * Return the ZooKeeper path of the lock, relative to the client's namespace, as a plain
+	 * Curator {@code InterProcessMutex} would be given it.
+	 * @return the path
+	 */
+	String path();
+
+	/**
+	 * Not supported: a distributed lock has no distributed condition.
+	 * @return never
+	 * @throws UnsupportedOperationException always
+	 */
+	@Override
+	default Condition newCondition() {
+		throw new UnsupportedOperationException("ZkLock does not support conditions");
+	}
+
+}

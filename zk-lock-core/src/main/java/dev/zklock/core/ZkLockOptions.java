@@ -1,0 +1,134 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * Options of a {@link ZkLockRegistry}. Immutable; start from {@link #defaults()} and change what
+ * you need with the {@code with...} methods.
+ *
+ * @param rootPath the ZooKeeper path under which each key's lock lives, {@code /locks} by default
+ * @param defaultWait how long {@link ZkLockRegistry#executeLocked} and the annotation wait when
+ * no wait is given, 10 seconds by default
+ * @param maxLocalHandoffs how many times a held node may be passed to the next local thread
+ * while another JVM waits for it, 8 by default; 0 disables local hand-off altogether
+ * @param lostLockPolicy what {@code unlock()} does with a lease lost while held
+ * @param releaseTimeout how long {@code unlock()} waits for ZooKeeper to confirm the delete of
+ * the lock node before it leaves the delete to the background, 5 seconds by default
+ * @param acl the ACL of the nodes the engine creates; open by default, creator-only
+ * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
+ * @author zk-lock
+ */
+public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalHandoffs, LostLockPolicy lostLockPolicy,
+		Duration releaseTimeout, List<ACL> acl) {
+
+	/**
+	 * The default root path.
+	 */
+	public static final String DEFAULT_ROOT_PATH = "/locks";
+
+	/**
+	 * Validate the options.
+	 * @param rootPath the root path
+	 * @param defaultWait the default wait
+	 * @param maxLocalHandoffs the hand-off bound
+	 * @param lostLockPolicy the lost-lock policy
+	 * @param releaseTimeout the release timeout
+	 * @param acl the ACL of created nodes
+	 */
+	public ZkLockOptions {
+		Objects.requireNonNull(acl, "acl must not be null");
+		if (acl.isEmpty()) {
+			throw new IllegalArgumentException("acl must not be empty");
+		}
+		acl = List.copyOf(acl);
+		Objects.requireNonNull(rootPath, "rootPath must not be null");
+		Objects.requireNonNull(defaultWait, "defaultWait must not be null");
+		Objects.requireNonNull(lostLockPolicy, "lostLockPolicy must not be null");
+		Objects.requireNonNull(releaseTimeout, "releaseTimeout must not be null");
+		LockPaths.validateRootPath(rootPath);
+		if (defaultWait.isNegative()) {
+			throw new IllegalArgumentException("defaultWait must not be negative, but was " + defaultWait);
+		}
+		if (maxLocalHandoffs < 0) {
+			throw new IllegalArgumentException("maxLocalHandoffs must not be negative, but was " + maxLocalHandoffs);
+		}
+		if (releaseTimeout.isNegative()) {
+			throw new IllegalArgumentException("releaseTimeout must not be negative, but was " + releaseTimeout);
+		}
+	}
+
+	/**
+	 * Return the default options.
+	 * @return the defaults
+	 */
+	public static ZkLockOptions defaults() {
+		return new ZkLockOptions(DEFAULT_ROOT_PATH, Duration.ofSeconds(10), 8, LostLockPolicy.THROW,
+				Duration.ofSeconds(5), ZooDefs.Ids.OPEN_ACL_UNSAFE);
+	}
+
+	/**
+	 * Return a copy with another root path.
+	 * @param rootPath an absolute ZooKeeper path
+	 * @return the new options
+	 */
+	public ZkLockOptions withRootPath(String rootPath) {
+		return new ZkLockOptions(rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, this.acl);
+	}
+
+	/**
+	 * Return a copy with another default wait.
+	 * @param defaultWait the default wait
+	 * @return the new options
+	 */
+	public ZkLockOptions withDefaultWait(Duration defaultWait) {
+		return new ZkLockOptions(this.rootPath, defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, this.acl);
+	}
+
+	/**
+	 * Return a copy with another hand-off bound.
+	 * @param maxLocalHandoffs the bound, 0 to disable hand-off
+	 * @return the new options
+	 */
+	public ZkLockOptions withMaxLocalHandoffs(int maxLocalHandoffs) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, this.acl);
+	}
+
+	/**
+	 * Return a copy with another lost-lock policy.
+	 * @param lostLockPolicy the policy
+	 * @return the new options
+	 */
+	public ZkLockOptions withLostLockPolicy(LostLockPolicy lostLockPolicy) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, lostLockPolicy,
+				this.releaseTimeout, this.acl);
+	}
+
+	/**
+	 * Return a copy with another release timeout.
+	 * @param releaseTimeout the release timeout
+	 * @return the new options
+	 */
+	public ZkLockOptions withReleaseTimeout(Duration releaseTimeout) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				releaseTimeout, this.acl);
+	}
+
+	/**
+	 * Return a copy with another ACL for created nodes.
+	 * @param acl the ACL
+	 * @return the new options
+	 */
+	public ZkLockOptions withAcl(List<ACL> acl) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, acl);
+	}
+
+}

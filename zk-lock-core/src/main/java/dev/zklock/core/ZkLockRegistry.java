@@ -1,0 +1,421 @@
+package dev.zklock.core;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease leases} for
+ * keys, all backed by one {@link CuratorFramework} client that the caller owns and starts.
+ *
+ * <p>The lock for key {@code K} lives at {@code <rootPath>/K}. Inside one JVM, threads that want
+ * the same key queue locally, first come first served; only the head of that queue has a node in
+ * ZooKeeper, so a lock path has one child per JVM, whatever the number of threads. When the holder
+ * releases and another local thread waits, the node passes to that thread with no ZooKeeper
+ * round trip, unless another JVM is waiting and the node has already been passed on
+ * {@link ZkLockOptions#maxLocalHandoffs()} times since; then it is deleted and the remote waiter
+ * goes first.
+ *
+ * <p>A key leaves the registry's memory as soon as nobody holds or waits for it. Thread safe.
+ *
+ * @author zk-lock
+ */
+public class ZkLockRegistry implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ZkLockRegistry.class);
+
+	private final CuratorFramework client;
+
+	private final ZkLockOptions options;
+
+	private final ZkOps ops;
+
+	private final NodeReaper reaper;
+
+	private final ConcurrentHashMap<String, LockEntry> entries = new ConcurrentHashMap<>();
+
+	private final List<ZkLockListener> listeners = new CopyOnWriteArrayList<>();
+
+	private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+	private volatile boolean closed;
+
+	/**
+	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
+	 * @param client the Curator client, started by the caller
+	 */
+	public ZkLockRegistry(CuratorFramework client) {
+		this(client, ZkLockOptions.defaults());
+	}
+
+	/**
+	 * Create a registry.
+	 * @param client the Curator client, started by the caller
+	 * @param options the options
+	 */
+	public ZkLockRegistry(CuratorFramework client, ZkLockOptions options) {
+		this.client = Objects.requireNonNull(client, "client must not be null");
+		this.options = Objects.requireNonNull(options, "options must not be null");
+		this.ops = new ZkOps(client, participantData(), options.acl());
+		this.reaper = new NodeReaper(this.ops);
+		client.getConnectionStateListenable().addListener(this.connectionListener);
+	}
+
+	/**
+	 * Return a lock for a key. Cheap: the handle keeps nothing in memory while unused.
+	 * @param key the key, one ZooKeeper path segment (see {@link LockPaths#validateKey})
+	 * @return the lock
+	 * @throws IllegalArgumentException if the key cannot be a lock key
+	 */
+	public ZkLock obtain(String key) {
+		return new DefaultZkLock(this, key, lockPath(key));
+	}
+
+	/**
+	 * Acquire a lease on a key: a hold that any thread may release, for work that ends on
+	 * another thread than it began.
+	 * @param key the key
+	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if not acquired within the wait
+	 */
+	public ZkLease acquireLease(String key, Duration wait) {
+		String path = lockPath(key);
+		DefaultZkLease lease = new DefaultZkLease(this, key, path);
+		acquireOrThrow(key, path, lease, wait);
+		lease.acquired(this.entries.get(key));
+		return lease;
+	}
+
+	/**
+	 * Run a task while holding the lock for a key, waiting the
+	 * {@link ZkLockOptions#defaultWait() default wait}.
+	 * @param <T> the result type
+	 * @param key the key
+	 * @param task the task
+	 * @return the task's result
+	 * @throws LockAcquisitionException if not acquired within the wait
+	 * @throws Exception what the task throws
+	 */
+	public <T> T executeLocked(String key, Callable<T> task) throws Exception {
+		return executeLocked(key, this.options.defaultWait(), task);
+	}
+
+	/**
+	 * Run a task while holding the lock for a key.
+	 * @param <T> the result type
+	 * @param key the key
+	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @param task the task
+	 * @return the task's result
+	 * @throws LockAcquisitionException if not acquired within the wait
+	 * @throws Exception what the task throws
+	 */
+	public <T> T executeLocked(String key, Duration wait, Callable<T> task) throws Exception {
+		ZkLock lock = obtain(key);
+		lock.acquire(wait);
+		try {
+			return task.call();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * Run a task while holding the lock for a key.
+	 * @param key the key
+	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @param task the task
+	 * @throws LockAcquisitionException if not acquired within the wait
+	 */
+	public void executeLocked(String key, Duration wait, Runnable task) {
+		ZkLock lock = obtain(key);
+		lock.acquire(wait);
+		try {
+			task.run();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * Register a listener for lease state changes and hand-offs.
+	 * @param listener the listener
+	 */
+	public void addListener(ZkLockListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+	}
+
+	/**
+	 * Remove a listener.
+	 * @param listener the listener
+	 */
+	public void removeListener(ZkLockListener listener) {
+		this.listeners.remove(listener);
+	}
+
+	/**
+	 * Return the options.
+	 * @return the options
+	 */
+	public ZkLockOptions getOptions() {
+		return this.options;
+	}
+
+	/**
+	 * Return the Curator client.
+	 * @return the client
+	 */
+	public CuratorFramework getClient() {
+		return this.client;
+	}
+
+	/**
+	 * Return the ZooKeeper path of a key's lock.
+	 * @param key the key
+	 * @return the path
+	 * @throws IllegalArgumentException if the key cannot be a lock key
+	 */
+	public String lockPath(String key) {
+		return LockPaths.lockPath(this.options.rootPath(), key);
+	}
+
+	/**
+	 * Return a snapshot of the keys this JVM holds or waits for.
+	 * @return one element per key, in no particular order
+	 */
+	public List<LocalLockInfo> localLocks() {
+		List<LocalLockInfo> result = new ArrayList<>();
+		for (LockEntry entry : this.entries.values()) {
+			Lease lease = entry.lease();
+			Thread owner = entry.ownerThread();
+			result.add(new LocalLockInfo(entry.key(), entry.path(), entry.isHeld(),
+					(owner != null) ? owner.getName() : null, entry.heldSince(), entry.waiterCount(),
+					(lease != null) ? lease.nodePath() : null, (lease != null) ? lease.fencingToken() : null,
+					(lease != null) ? lease.state() : null));
+		}
+		return result;
+	}
+
+	/**
+	 * Return how many keys this JVM holds right now.
+	 * @return the number of held keys
+	 */
+	public int heldCount() {
+		int count = 0;
+		for (LockEntry entry : this.entries.values()) {
+			if (entry.isHeld()) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * Return how many keys the registry keeps in memory: those held or waited for.
+	 * @return the number of entries
+	 */
+	public int size() {
+		return this.entries.size();
+	}
+
+	/**
+	 * Stop handing out locks. Held locks stay held until released; the client is not closed.
+	 */
+	@Override
+	public void close() {
+		this.closed = true;
+		this.client.getConnectionStateListenable().removeListener(this.connectionListener);
+	}
+
+	// --- engine internals, called by DefaultZkLock and DefaultZkLease ---
+
+	@Nullable LockEntry entry(String key) {
+		return this.entries.get(key);
+	}
+
+	void acquireOrThrow(String key, String path, Object who, Duration wait) {
+		Interrupts interrupts = Interrupts.interruptible();
+		Deadline deadline = Deadline.after(wait);
+		try {
+			acquire(key, path, who, deadline, !wait.isZero(), interrupts);
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(key, path, deadline.elapsed());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
+					deadline.elapsed());
+		}
+	}
+
+	/**
+	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came with it,
+	 * a node in ZooKeeper. With {@code waitForOthers} false, one attempt is made: no wait for
+	 * another holder, but ZooKeeper round trips get up to the connection timeout.
+	 */
+	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		if (this.closed) {
+			throw new IllegalStateException("ZkLockRegistry is closed");
+		}
+		LockEntry entry = retain(key, path);
+		boolean acquired = false;
+		try {
+			if (!entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts)) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, "", null);
+			}
+			try {
+				Lease lease = entry.takeOverLease(this.reaper);
+				if (lease == null) {
+					Deadline zkDeadline = waitForOthers ? deadline
+							: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
+					lease = new ZkParticipant(this.ops, this.reaper, entry, zkDeadline, waitForOthers, interrupts)
+						.acquire();
+					if (lease.sessionId() != this.ops.sessionId()) {
+						// The session changed between the reply and now: we may have missed its events
+						lease.transition(LeaseState.LOST);
+					}
+					entry.held(who, lease);
+				}
+				else {
+					entry.held(who, null);
+				}
+				acquired = true;
+			}
+			finally {
+				if (!acquired) {
+					entry.abandonSlot(who);
+				}
+			}
+		}
+		finally {
+			interrupts.restore();
+			if (!acquired) {
+				release(entry);
+			}
+		}
+	}
+
+	/**
+	 * Release the slot held by {@code who}, then apply the lost-lock policy.
+	 */
+	void release(LockEntry entry, Object who) {
+		LockEntry.Release release = entry.releaseSlot(who, this.options.maxLocalHandoffs(), this.reaper);
+		try {
+			if (release.handedOff()) {
+				this.listeners.forEach((listener) -> listener.handedOff(entry.key()));
+			}
+			if (release.delete() != null && this.ops.isConnected()) {
+				awaitQuietly(release);
+			}
+		}
+		finally {
+			release(entry);
+		}
+		Lease lease = release.lease();
+		if (lease != null && lease.state() == LeaseState.LOST) {
+			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken());
+			if (this.options.lostLockPolicy() == LostLockPolicy.THROW) {
+				throw lost;
+			}
+			logger.warn(lost.getMessage());
+		}
+	}
+
+	private void awaitQuietly(LockEntry.Release release) {
+		try {
+			release.delete().get(this.options.releaseTimeout().toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// The reaper keeps trying; the node is ephemeral in any case
+		}
+	}
+
+	private LockEntry retain(String key, String path) {
+		return this.entries.compute(key, (k, existing) -> {
+			LockEntry entry = (existing != null) ? existing : new LockEntry(k, path);
+			entry.refs++;
+			return entry;
+		});
+	}
+
+	private void release(LockEntry entry) {
+		this.entries.computeIfPresent(entry.key(), (k, existing) -> {
+			if (existing != entry) {
+				return existing;
+			}
+			existing.refs--;
+			return (existing.refs == 0 && existing.isIdle()) ? null : existing;
+		});
+	}
+
+	private void connectionStateChanged(CuratorFramework client, ConnectionState state) {
+		switch (state) {
+			case SUSPENDED -> transitionAll(LeaseState.UNCERTAIN, 0);
+			case RECONNECTED -> {
+				transitionAll(LeaseState.HELD, this.ops.sessionId());
+				this.reaper.reconnected();
+			}
+			case LOST -> {
+				transitionAll(LeaseState.LOST, 0);
+				this.reaper.sessionLost();
+			}
+			case CONNECTED -> this.reaper.reconnected();
+			default -> {
+			}
+		}
+	}
+
+	/**
+	 * Move every held lease to a state. On reconnect, a lease survives only if its session did.
+	 */
+	private void transitionAll(LeaseState state, long currentSession) {
+		for (LockEntry entry : this.entries.values()) {
+			Lease lease = entry.lease();
+			if (lease == null) {
+				continue;
+			}
+			LeaseState target = state;
+			if (state == LeaseState.HELD && lease.sessionId() != currentSession) {
+				target = LeaseState.LOST;
+			}
+			if (lease.transition(target)) {
+				LeaseState reported = target;
+				if (reported != LeaseState.HELD) {
+					logger.warn("Lock '{}' ({}) is {} after the ZooKeeper connection was {}", entry.key(), entry.path(),
+							reported, state);
+				}
+				this.listeners.forEach((listener) -> listener.leaseStateChanged(entry.key(), entry.path(), reported));
+			}
+		}
+	}
+
+	private static byte[] participantData() {
+		// "pid@host": lets anyone reading the lock path see which process each node belongs to
+		return ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);
+	}
+
+}

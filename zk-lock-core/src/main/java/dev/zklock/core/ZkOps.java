@@ -1,0 +1,192 @@
+package dev.zklock.core;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The few ZooKeeper requests the engine makes, sent asynchronously on the Curator client's
+ * current ZooKeeper handle. The engine goes below Curator's foreground API on purpose: Curator
+ * retries a broken connection inside one call for longer than a caller's wait, and the engine
+ * must hold every wait to its bound and know exactly which nodes it created.
+ */
+final class ZkOps {
+
+	private final CuratorFramework client;
+
+	private final byte[] participantData;
+
+	private final List<ACL> acl;
+
+	ZkOps(CuratorFramework client, byte[] participantData, List<ACL> acl) {
+		this.client = client;
+		this.participantData = participantData;
+		this.acl = acl;
+	}
+
+	CuratorFramework client() {
+		return this.client;
+	}
+
+	/**
+	 * The server path of a namespace-relative path.
+	 */
+	String serverPath(String path) {
+		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+	}
+
+	boolean isConnected() {
+		return this.client.getZookeeperClient().isConnected();
+	}
+
+	long sessionId() {
+		try {
+			return zooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
+	int connectionTimeoutMs() {
+		return this.client.getZookeeperClient().getConnectionTimeoutMs();
+	}
+
+	/**
+	 * A created node: its namespace-relative path and its stat.
+	 */
+	record Created(String path, Stat stat) {
+	}
+
+	CompletableFuture<Created> create(String path, CreateMode mode) {
+		CompletableFuture<Created> future = new CompletableFuture<>();
+		try {
+			String serverPath = serverPath(path);
+			zooKeeper().create(serverPath, this.participantData, this.acl,
+					mode, (rc, p, ctx, name, stat) -> {
+						if (rc == KeeperException.Code.OK.intValue()) {
+							future.complete(new Created(withoutNamespace(name), stat));
+						}
+						else {
+							future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+						}
+					}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Create a container node at a server path (namespace included); completes exceptionally
+	 * with {@code NodeExistsException} if it exists.
+	 */
+	CompletableFuture<Void> createContainer(String serverPath) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().create(serverPath, new byte[0], this.acl,
+					CreateMode.CONTAINER, (rc, p, ctx, name) -> complete(future, rc, serverPath, null), null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	private static <T> void complete(CompletableFuture<T> future, int rc, String path, @Nullable T value) {
+		if (rc == KeeperException.Code.OK.intValue()) {
+			future.complete(value);
+		}
+		else {
+			future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+		}
+	}
+
+	CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher) {
+		CompletableFuture<List<String>> future = new CompletableFuture<>();
+		try {
+			zooKeeper().getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(children);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Read a node's stat through {@code getData}, leaving a watch on it; completes with
+	 * {@code null} if the node does not exist, and then leaves no watch (unlike {@code exists},
+	 * which would leave one on a sequential name that never comes back).
+	 */
+	CompletableFuture<@Nullable Stat> statWatching(String path, @Nullable Watcher watcher) {
+		CompletableFuture<@Nullable Stat> future = new CompletableFuture<>();
+		try {
+			zooKeeper().getData(serverPath(path), watcher, (rc, p, ctx, data, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(stat);
+				}
+				else if (rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(null);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Delete a node; completes normally also when it was already gone.
+	 */
+	CompletableFuture<Void> delete(String path) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().delete(serverPath(path), -1, (rc, p, ctx) -> {
+				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(null);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	private ZooKeeper zooKeeper() throws Exception {
+		return this.client.getZookeeperClient().getZooKeeper();
+	}
+
+	private String withoutNamespace(String serverPath) {
+		String namespace = this.client.getNamespace();
+		if (namespace == null || namespace.isEmpty()) {
+			return serverPath;
+		}
+		return serverPath.substring(namespace.length() + 1);
+	}
+
+}
