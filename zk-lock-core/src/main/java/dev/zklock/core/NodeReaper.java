@@ -3,6 +3,9 @@ package dev.zklock.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -23,8 +26,18 @@ final class NodeReaper {
 
 	private final List<Runnable> pending = new ArrayList<>();
 
+	private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "zk-lock-reaper");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	NodeReaper(ZkOps ops) {
 		this.ops = ops;
+	}
+
+	void close() {
+		this.retries.shutdownNow();
 	}
 
 	/**
@@ -96,6 +109,10 @@ final class NodeReaper {
 				|| cause instanceof KeeperException.OperationTimeoutException) {
 			synchronized (this.pending) {
 				this.pending.add(retry);
+			}
+			if (this.ops.isConnected() && !this.retries.isShutdown()) {
+				// Reconnected before this failure was seen: no reconnect event will come for it
+				this.retries.schedule(this::reconnected, 100, TimeUnit.MILLISECONDS);
 			}
 			return;
 		}

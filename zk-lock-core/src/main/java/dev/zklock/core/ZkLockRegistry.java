@@ -244,6 +244,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		this.client.getConnectionStateListenable().removeListener(this.connectionListener);
+		this.reaper.close();
 	}
 
 	// --- engine internals, called by DefaultZkLock and DefaultZkLease ---

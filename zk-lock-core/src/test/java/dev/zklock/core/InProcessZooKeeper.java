@@ -1,0 +1,94 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real in-process ZooKeeper server per test, with helpers for Curator clients that are closed
+ * after the test. Each client is its own ZooKeeper session, which is what another JVM is to the
+ * server. Shared with the other modules' tests through this module's test jar.
+ */
+public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback {
+
+	public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
+
+	private TestingServer server;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	@Override
+	public void beforeEach(ExtensionContext context) throws Exception {
+		// No fsync per write: these tests measure the engine, not the disk
+		System.setProperty("zookeeper.forceSync", "no");
+		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20 ticks)
+		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1);
+		this.server = new TestingServer(spec, true);
+	}
+
+	@Override
+	public void afterEach(ExtensionContext context) throws Exception {
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			try {
+				this.closeables.get(i).close();
+			}
+			catch (Exception ex) {
+				// best effort
+			}
+		}
+		this.closeables.clear();
+		this.server.close();
+	}
+
+	public TestingServer server() {
+		return this.server;
+	}
+
+	public String connectString() {
+		return this.server.getConnectString();
+	}
+
+	public CuratorFramework newClient() throws InterruptedException {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString())
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs(2000)
+			.retryPolicy(new RetryOneTime(100))
+			.build();
+		client.start();
+		client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS);
+		this.closeables.add(client);
+		return client;
+	}
+
+	public ZkLockRegistry newRegistry(ZkLockOptions options) throws InterruptedException {
+		ZkLockRegistry registry = new ZkLockRegistry(newClient(), options);
+		this.closeables.add(registry);
+		return registry;
+	}
+
+	public ZkLockRegistry newRegistry() throws InterruptedException {
+		return newRegistry(ZkLockOptions.defaults());
+	}
+
+	/**
+	 * The children of a path, empty if it does not exist, read by a fresh raw client.
+	 */
+	public List<String> children(String path) throws Exception {
+		CuratorFramework client = newClient();
+		if (client.checkExists().forPath(path) == null) {
+			return List.of();
+		}
+		return client.getChildren().forPath(path);
+	}
+
+}

@@ -1,0 +1,566 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate
+ * registries on separate clients stand for separate JVMs: each is its own ZooKeeper session.
+ */
+@Timeout(60)
+class ZkLockRegistryTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@Test
+	void lockCreatesOneCuratorCompatibleNodeAndUnlockDeletesIt() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLock lock = registry.obtain("order:42");
+		assertThat(lock.path()).isEqualTo("/locks/order:42");
+		lock.lock();
+		try {
+			assertThat(lock.isHeldByCurrentThread()).isTrue();
+			List<String> children = this.zk.children("/locks/order:42");
+			assertThat(children).singleElement()
+				.asString()
+				.matches("_c_[0-9a-f-]{36}-lock-\\d{10}");
+			assertThat(lock.fencingToken()).isPositive();
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		assertThat(this.zk.children("/locks/order:42")).isEmpty();
+		assertThat(registry.size()).isZero();
+	}
+
+	@Test
+	void reentrantLockMakesNoZooKeeperRequest() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLock lock = registry.obtain("reentrant");
+		lock.lock();
+		long token = lock.fencingToken();
+		// With the server gone, any request would fail or hang: the reentrant path must not need one
+		this.zk.server().stop();
+		assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isTrue();
+		lock.lock();
+		registry.obtain("reentrant").acquire(Duration.ZERO);
+		assertThat(lock.fencingToken()).isEqualTo(token);
+		lock.unlock();
+		lock.unlock();
+		lock.unlock();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		this.zk.server().restart();
+		lock.unlock();
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+	}
+
+	@Test
+	void unlockByAnotherThreadIsRejected() throws Exception {
+		ZkLock lock = this.zk.newRegistry().obtain("owned");
+		lock.lock();
+		try {
+			AtomicReferenceThrowable thrown = new AtomicReferenceThrowable();
+			Thread other = new Thread(() -> thrown.run(lock::unlock));
+			other.start();
+			other.join(10_000);
+			assertThat(thrown.get()).isInstanceOf(IllegalMonitorStateException.class)
+				.hasMessageContaining("'owned' is not held by the current thread");
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void leaseCanBeReleasedByAnotherThread() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLease lease = registry.acquireLease("async", Duration.ofSeconds(2));
+		assertThat(lease.fencingToken()).isPositive();
+		assertThat(registry.obtain("async").tryLock()).isFalse();
+		Thread releaser = new Thread(lease::release);
+		releaser.start();
+		releaser.join(10_000);
+		assertThat(this.zk.children("/locks/async")).isEmpty();
+		ZkLock lock = registry.obtain("async");
+		assertThat(lock.tryLock(2, TimeUnit.SECONDS)).isTrue();
+		lock.unlock();
+	}
+
+	@Test
+	void differentKeysNeverBlockEachOther() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry otherJvm = this.zk.newRegistry();
+		ZkLock a = registry.obtain("key-a");
+		a.lock();
+		try {
+			ExecutorService executor = Executors.newSingleThreadExecutor();
+			try {
+				Future<Boolean> sameJvm = executor.submit(() -> tryAndRelease(registry.obtain("key-b")));
+				assertThat(sameJvm.get(10, TimeUnit.SECONDS)).isTrue();
+				Future<Boolean> remote = executor.submit(() -> tryAndRelease(otherJvm.obtain("key-c")));
+				assertThat(remote.get(10, TimeUnit.SECONDS)).isTrue();
+				Future<Boolean> contended = executor.submit(() -> tryAndRelease(otherJvm.obtain("key-a")));
+				assertThat(contended.get(10, TimeUnit.SECONDS)).isFalse();
+			}
+			finally {
+				executor.shutdownNow();
+			}
+		}
+		finally {
+			a.unlock();
+		}
+	}
+
+	private static boolean tryAndRelease(ZkLock lock) {
+		if (lock.tryLock()) {
+			lock.unlock();
+			return true;
+		}
+		return false;
+	}
+
+	@Test
+	void oneAttemptOnHeldKeyFailsQuicklyAndLeavesNoNode() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkLock held = holder.obtain("busy");
+		held.lock();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> other.obtain("busy").acquire(Duration.ZERO))
+				.withMessageContaining("'busy'")
+				.withMessageContaining("/locks/busy")
+				.withMessageContaining("held by another participant")
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD_REMOTELY));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+			assertThat(this.zk.children("/locks/busy")).hasSize(1);
+			assertThat(other.size()).isZero();
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void timedWaitOnRemotelyHeldKeyHonoursDeadline() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkLock held = holder.obtain("slow");
+		held.lock();
+		try {
+			long start = System.nanoTime();
+			assertThat(other.obtain("slow").tryLock(500, TimeUnit.MILLISECONDS)).isFalse();
+			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(elapsedMs).isBetween(450L, 1500L);
+			assertThat(this.zk.children("/locks/slow")).hasSize(1);
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void badKeysAreRejectedAndCreateNothing() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain(null))
+			.withMessage("Lock key must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain(""))
+			.withMessageContaining("must not be empty or blank");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("   "))
+			.withMessageContaining("must not be empty or blank, but was '   '");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("a/b"))
+			.withMessageContaining("'a/b' contains '/' at index 1");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain(".."))
+			.withMessageContaining("must not be '..'");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("."))
+			.withMessageContaining("must not be '.'");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("a\u0000b"))
+			.withMessageContaining("control character U+0000 at index 1");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("x".repeat(1025)))
+			.withMessageContaining("at most 1024 characters, but was 1025");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.executeLocked("\uD83D\uDE00", Duration.ZERO, () -> {
+		})).withMessageContaining("U+D83D");
+		assertThat(this.zk.children("/")).containsOnly("zookeeper");
+		// Unicode outside ZooKeeper's forbidden ranges works
+		assertThat(registry.executeLocked("商品:42", Duration.ofSeconds(2), () -> "ok")).isEqualTo("ok");
+	}
+
+	@Test
+	void badOptionsAreRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> ZkLockOptions.defaults().withRootPath("locks"))
+			.withMessageContaining("must be absolute (start with '/'), but was 'locks'");
+		assertThatIllegalArgumentException().isThrownBy(() -> ZkLockOptions.defaults().withRootPath("/a//b"))
+			.withMessageContaining("'/a//b'");
+		assertThatIllegalArgumentException().isThrownBy(() -> ZkLockOptions.defaults().withMaxLocalHandoffs(-1))
+			.withMessageContaining("maxLocalHandoffs must not be negative, but was -1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ZkLockOptions.defaults().withDefaultWait(Duration.ofSeconds(-1)))
+			.withMessageContaining("defaultWait must not be negative");
+	}
+
+	@Test
+	void namespaceAndCustomRootPathAreHonoured() throws Exception {
+		CuratorFramework client = this.zk.newClient().usingNamespace("app");
+		ZkLockRegistry registry = new ZkLockRegistry(client, ZkLockOptions.defaults().withRootPath("/my/locks"));
+		ZkLock lock = registry.obtain("k");
+		lock.lock();
+		try {
+			assertThat(lock.path()).isEqualTo("/my/locks/k");
+			assertThat(this.zk.children("/app/my/locks/k")).hasSize(1);
+			// a plain Curator mutex in the same namespace meets it
+			InterProcessMutex mutex = new InterProcessMutex(this.zk.newClient().usingNamespace("app"), "/my/locks/k");
+			assertThat(mutex.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void interoperatesWithCuratorMutexOnSamePath() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		InterProcessMutex mutex = new InterProcessMutex(this.zk.newClient(), "/locks/shared");
+		mutex.acquire();
+		ZkLock lock = registry.obtain("shared");
+		assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+		CountDownLatch acquired = new CountDownLatch(1);
+		Thread waiter = new Thread(() -> {
+			lock.lock();
+			acquired.countDown();
+			try {
+				assertThat(mutex.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			finally {
+				lock.unlock();
+			}
+		});
+		waiter.start();
+		assertThat(acquired.await(300, TimeUnit.MILLISECONDS)).isFalse();
+		mutex.release();
+		assertThat(acquired.await(5, TimeUnit.SECONDS)).isTrue();
+		waiter.join(10_000);
+		assertThat(mutex.acquire(2, TimeUnit.SECONDS)).isTrue();
+		mutex.release();
+	}
+
+	@Test
+	void threadsOfOneJvmShareOneNodeAndHandOff() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		AtomicInteger handoffs = new AtomicInteger();
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void handedOff(String key) {
+				handoffs.incrementAndGet();
+			}
+		});
+		int threads = 16;
+		int rounds = 20;
+		int[] counter = { 0 };
+		AtomicInteger maxChildren = new AtomicInteger();
+		List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+		CuratorFramework observer = this.zk.newClient();
+		runConcurrently(threads, () -> {
+			ZkLock lock = registry.obtain("hot");
+			for (int i = 0; i < rounds; i++) {
+				lock.lock();
+				try {
+					counter[0]++;
+					tokens.add(lock.fencingToken());
+					if (i % 5 == 0) {
+						maxChildren.accumulateAndGet(observer.getChildren().forPath("/locks/hot").size(), Math::max);
+					}
+				}
+				finally {
+					lock.unlock();
+				}
+			}
+			return null;
+		});
+		assertThat(counter[0]).isEqualTo(threads * rounds);
+		assertThat(maxChildren.get()).isEqualTo(1);
+		assertThat(handoffs.get()).isGreaterThan(threads * rounds / 2);
+		assertThat(tokens.stream().distinct().count()).isLessThan(threads * rounds / 2);
+		assertThat(registry.size()).isZero();
+		assertThat(this.zk.children("/locks/hot")).isEmpty();
+	}
+
+	@Test
+	void remoteWaiterIsNotStarvedByLocalHandOffs() throws Exception {
+		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
+		ZkLockRegistry remote = this.zk.newRegistry();
+		AtomicInteger localGrants = new AtomicInteger();
+		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				futures.add(executor.submit(() -> {
+					ZkLock lock = busy.obtain("contended");
+					while (!stop.get()) {
+						lock.lock();
+						try {
+							localGrants.incrementAndGet();
+							Thread.sleep(2);
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			// let the local threads settle into handing off to each other
+			while (localGrants.get() < 50) {
+				Thread.sleep(10);
+			}
+			ZkLock remoteLock = remote.obtain("contended");
+			int grantsBefore = localGrants.get();
+			assertThat(remoteLock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+			int grantsWhileWaiting = localGrants.get() - grantsBefore;
+			remoteLock.unlock();
+			stop.set(true);
+			for (Future<?> future : futures) {
+				future.get(10, TimeUnit.SECONDS);
+			}
+			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 2 ms holds that fit into
+			// the remote's own create and getChildren round trips before its node is seen
+			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 6);
+		}
+		finally {
+			stop.set(true);
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void handOffDisabledReleasesInZooKeeperEveryTime() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(0));
+		AtomicInteger handoffs = new AtomicInteger();
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void handedOff(String key) {
+				handoffs.incrementAndGet();
+			}
+		});
+		List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+		runConcurrently(4, () -> {
+			ZkLock lock = registry.obtain("nohandoff");
+			for (int i = 0; i < 10; i++) {
+				lock.lock();
+				try {
+					tokens.add(lock.fencingToken());
+				}
+				finally {
+					lock.unlock();
+				}
+			}
+			return null;
+		});
+		assertThat(handoffs.get()).isZero();
+		assertThat(tokens).doesNotHaveDuplicates().isSorted();
+	}
+
+	@Test
+	void fencingTokensIncreaseAcrossClientsTakingTurns() throws Exception {
+		List<ZkLockRegistry> clients = List.of(this.zk.newRegistry(), this.zk.newRegistry(), this.zk.newRegistry());
+		long previous = 0;
+		for (int round = 0; round < 5; round++) {
+			for (ZkLockRegistry client : clients) {
+				ZkLock lock = client.obtain("fenced");
+				lock.lock();
+				try {
+					assertThat(lock.fencingToken()).isGreaterThan(previous);
+					previous = lock.fencingToken();
+				}
+				finally {
+					lock.unlock();
+				}
+			}
+		}
+	}
+
+	@Test
+	void tryLockWithServerStoppedReturnsWithinDeadlineAndLeavesNoNode() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		this.zk.server().stop();
+		ZkLock lock = registry.obtain("outage");
+		for (long waitMs : new long[] { 200, 500, 1000 }) {
+			long start = System.nanoTime();
+			assertThat(lock.tryLock(waitMs, TimeUnit.MILLISECONDS)).isFalse();
+			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(elapsedMs).isBetween(waitMs - 10, waitMs + 300);
+		}
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> lock.acquire(Duration.ofMillis(300)))
+			.withMessageContaining("ZooKeeper could not be reached")
+			.withMessageContaining("connect string");
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(700);
+		this.zk.server().restart();
+		lock.acquire(Duration.ofSeconds(10));
+		lock.unlock();
+		assertThat(this.zk.children("/locks/outage")).isEmpty();
+	}
+
+	@Test
+	void interruptedWaiterThrowsAndLeavesNoNode() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkLock held = holder.obtain("interrupt");
+		held.lock();
+		try {
+			AtomicReferenceThrowable thrown = new AtomicReferenceThrowable();
+			Thread waiter = new Thread(() -> thrown.run(() -> other.obtain("interrupt").lockInterruptibly()));
+			waiter.start();
+			awaitChildren("/locks/interrupt", 2);
+			waiter.interrupt();
+			waiter.join(10_000);
+			assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+			awaitChildren("/locks/interrupt", 1);
+			assertThat(other.size()).isZero();
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void sessionExpiryWhileHoldingIsReportedAndLockPassesOn() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		List<LeaseState> states = java.util.Collections.synchronizedList(new ArrayList<>());
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String key, String path, LeaseState state) {
+				states.add(state);
+			}
+		});
+		ZkLock lock = registry.obtain("expiring");
+		lock.lock();
+		long token = lock.fencingToken();
+		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (lock.leaseState() != LeaseState.LOST && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
+		assertThat(states).contains(LeaseState.LOST);
+		ZkLock remote = other.obtain("expiring");
+		assertThat(remote.tryLock(15, TimeUnit.SECONDS)).isTrue();
+		assertThat(remote.fencingToken()).isGreaterThan(token);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("'expiring'")
+			.withMessageContaining("was lost while held");
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		remote.unlock();
+		// the registry recovers: the next lock works on the new session
+		assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+		lock.unlock();
+	}
+
+	@Test
+	void suspendedConnectionMakesLeaseUncertainThenHeldAgain() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLock lock = registry.obtain("flaky");
+		lock.lock();
+		try {
+			this.zk.server().stop();
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (lock.leaseState() == LeaseState.HELD && System.nanoTime() < deadline) {
+				Thread.sleep(20);
+			}
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.UNCERTAIN);
+			this.zk.server().restart();
+			deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (lock.leaseState() == LeaseState.UNCERTAIN && System.nanoTime() < deadline) {
+				Thread.sleep(20);
+			}
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	private void awaitChildren(String path, int count) throws Exception {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (this.zk.children(path).size() != count && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(this.zk.children(path)).hasSize(count);
+	}
+
+	static void runConcurrently(int threads, java.util.concurrent.Callable<Void> task) throws Exception {
+		runConcurrently(threads, Duration.ofSeconds(50), task);
+	}
+
+	static void runConcurrently(int threads, Duration timeout, java.util.concurrent.Callable<Void> task)
+			throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Void>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(executor.submit(() -> {
+					start.await();
+					return task.call();
+				}));
+			}
+			start.countDown();
+			for (Future<Void> future : futures) {
+				future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * Runs a block and keeps what it threw.
+	 */
+	static final class AtomicReferenceThrowable extends java.util.concurrent.atomic.AtomicReference<Throwable> {
+
+		interface Block {
+
+			void run() throws Exception;
+
+		}
+
+		void run(Block block) {
+			try {
+				block.run();
+			}
+			catch (Throwable ex) {
+				set(ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,30 @@
+package dev.zklock.sample;
+
+import org.springframework.stereotype.Service;
+
+/**
+ * The same order logic as {@link OrderService} without the lock, for the demo: concurrent
+ * orders read the same stock level and oversell.
+ *
+ * @author zk-lock
+ */
+@Service
+public class UnlockedOrderService {
+
+	private final StockRepository stock;
+
+	public UnlockedOrderService(StockRepository stock) {
+		this.stock = stock;
+	}
+
+	/**
+	 * Take an order, unsafely.
+	 * @param sku the SKU
+	 * @param qty the quantity
+	 * @return the result
+	 */
+	public OrderResult order(String sku, int qty) {
+		return this.stock.take(sku, qty);
+	}
+
+}

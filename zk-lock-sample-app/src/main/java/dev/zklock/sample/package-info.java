@@ -1,0 +1,7 @@
+/**
+ * The zk-lock sample: a shop, an oversell demo, on an embedded ZooKeeper.
+ */
+@NullMarked
+package dev.zklock.sample;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * The {@link dev.zklock.annotation.DistributedLock @DistributedLock} annotation.
+ */
+@NullMarked
+package dev.zklock.annotation;
+
+import org.jspecify.annotations.NullMarked;

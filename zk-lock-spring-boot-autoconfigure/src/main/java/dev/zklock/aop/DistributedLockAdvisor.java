@@ -1,0 +1,69 @@
+package dev.zklock.aop;
+
+import java.lang.reflect.Method;
+
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+
+/**
+ * The advisor for {@code @DistributedLock}: a pointcut that matches locked methods (checking
+ * every declaration of a class when the class is first matched) and the
+ * {@link DistributedLockInterceptor}.
+ *
+ * <p>Ordered just before {@code @Transactional}'s advisor by default, so the lock is taken before
+ * the transaction begins and released after it ends.
+ *
+ * @author zk-lock
+ */
+public class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient Pointcut pointcut;
+
+	private final transient Advice advice;
+
+	/**
+	 * Create a new instance.
+	 * @param operationSource the source of lock operations
+	 * @param interceptor the interceptor
+	 * @param order the advisor's order
+	 */
+	public DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor,
+			int order) {
+		this.pointcut = new LockedMethodPointcut(operationSource);
+		this.advice = interceptor;
+		setOrder(order);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.advice;
+	}
+
+	private static final class LockedMethodPointcut extends StaticMethodMatcherPointcut {
+
+		private final LockOperationSource operationSource;
+
+		LockedMethodPointcut(LockOperationSource operationSource) {
+			this.operationSource = operationSource;
+			setClassFilter(operationSource::hasLockedMethods);
+		}
+
+		@Override
+		public boolean matches(Method method, @Nullable Class<?> targetClass) {
+			return this.operationSource.getOperation(method, targetClass) != null;
+		}
+
+	}
+
+}

@@ -1,0 +1,182 @@
+package dev.zklock.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.zklock.aop.DistributedLockAdvisor;
+import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeperConfiguration;
+import dev.zklock.aop.DistributedLockInterceptor;
+import dev.zklock.aop.LockKeyExpressionEvaluator;
+import dev.zklock.aop.LockOperationSource;
+import dev.zklock.core.ZkLockOptions;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
+ * zk-lock: a Curator client built from {@code zklock.*} (unless the application has its own
+ * {@link CuratorFramework}), a {@link ZkLockRegistry}, and the
+ * {@link dev.zklock.annotation.DistributedLock @DistributedLock} advisor.
+ *
+ * @author zk-lock
+ */
+@AutoConfiguration(after = AopAutoConfiguration.class)
+@ConditionalOnClass(CuratorFramework.class)
+@ConditionalOnBooleanProperty(name = "zklock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ZkLockProperties.class)
+@Import(EmbeddedZooKeeperConfiguration.class)
+public final class ZkLockAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(ZkLockAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean(ZkLockConnectionDetails.class)
+	PropertiesZkLockConnectionDetails zkLockConnectionDetails(ZkLockProperties properties) {
+		return new PropertiesZkLockConnectionDetails(properties);
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	CuratorFramework zkLockCuratorFramework(ZkLockProperties properties, ZkLockConnectionDetails connectionDetails,
+			ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers) throws InterruptedException {
+		ZkLockPropertiesValidator.validate(properties);
+		String connectString = connectionDetails.getConnectString();
+		ZkLockPropertiesValidator.validateConnectString("zklock.connect-string", connectString);
+		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs(millis(properties.getSessionTimeout()))
+			.connectionTimeoutMs(millis(properties.getConnectionTimeout()))
+			.retryPolicy(new ExponentialBackoffRetry(millis(properties.getRetry().getBaseSleep()),
+					properties.getRetry().getMaxRetries(), millis(properties.getRetry().getMaxSleep())));
+		if (properties.getNamespace() != null && !properties.getNamespace().isEmpty()) {
+			builder.namespace(properties.getNamespace());
+		}
+		ZkLockProperties.Auth auth = properties.getAuth();
+		if (auth.isEnabled()) {
+			String credentials = auth.getUsername() + ":" + ((auth.getPassword() != null) ? auth.getPassword() : "");
+			builder.authorization("digest", credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+				.aclProvider(new CreatorOnlyAclProvider());
+		}
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		CuratorFramework client = builder.build();
+		client.start();
+		awaitInitialConnection(client, connectString, properties);
+		return client;
+	}
+
+	private static void awaitInitialConnection(CuratorFramework client, String connectString,
+			ZkLockProperties properties) throws InterruptedException {
+		Duration wait = properties.getInitialConnectWait();
+		if (client.blockUntilConnected(millis(wait), TimeUnit.MILLISECONDS)) {
+			return;
+		}
+		if (properties.isFailFast()) {
+			client.close();
+			throw new IllegalStateException("ZooKeeper at '" + connectString + "' could not be reached within "
+					+ wait.toMillis() + " ms (zklock.initial-connect-wait), and zklock.fail-fast is true");
+		}
+		logger.warn("ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
+				+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
+				connectString, wait.toMillis());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ZkLockRegistry zkLockRegistry(CuratorFramework client, ZkLockProperties properties) {
+		ZkLockPropertiesValidator.validate(properties);
+		if (client.getState() == CuratorFrameworkState.LATENT) {
+			// An application-provided client that nobody started
+			client.start();
+		}
+		ZkLockProperties.Lock lock = properties.getLock();
+		ZkLockOptions options = ZkLockOptions.defaults()
+			.withRootPath(lock.getRootPath())
+			.withDefaultWait(lock.getDefaultWait())
+			.withMaxLocalHandoffs(lock.getMaxLocalHandoffs())
+			.withLostLockPolicy(lock.getLostLockPolicy())
+			.withReleaseTimeout(lock.getReleaseTimeout());
+		if (properties.getAuth().isEnabled()) {
+			options = options.withAcl(ZooDefs.Ids.CREATOR_ALL_ACL);
+		}
+		return new ZkLockRegistry(client, options);
+	}
+
+	private static int millis(Duration duration) {
+		return (int) Math.min(Integer.MAX_VALUE, duration.toMillis());
+	}
+
+	/**
+	 * {@code @DistributedLock} support. Its beans are static and infrastructure, as Spring's own
+	 * {@code @Transactional} support is: advisors are created before ordinary beans, and the
+	 * registry (with its ZooKeeper client) is looked up only at the first locked call.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(ZkLockProxyRegistrar.class)
+	static final class DistributedLockConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnMissingBean
+		static LockOperationSource zkLockOperationSource(BeanFactory beanFactory) {
+			return new LockOperationSource(new LockKeyExpressionEvaluator(beanFactory));
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnMissingBean
+		static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource zkLockOperationSource,
+				ObjectProvider<ZkLockRegistry> registry, BeanFactory beanFactory, Environment environment) {
+			int order = Binder.get(environment)
+				.bind("zklock.annotation.order", Integer.class)
+				.orElse(new ZkLockProperties.Annotation().getOrder());
+			DistributedLockInterceptor interceptor = new DistributedLockInterceptor(zkLockOperationSource,
+					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(registry::getObject));
+			return new DistributedLockAdvisor(zkLockOperationSource, interceptor, order);
+		}
+
+	}
+
+	/**
+	 * Creator-only ACL for every node the client creates, once it authenticates.
+	 */
+	private static final class CreatorOnlyAclProvider implements ACLProvider {
+
+		@Override
+		public java.util.List<ACL> getDefaultAcl() {
+			return ZooDefs.Ids.CREATOR_ALL_ACL;
+		}
+
+		@Override
+		public java.util.List<ACL> getAclForPath(String path) {
+			return ZooDefs.Ids.CREATOR_ALL_ACL;
+		}
+
+	}
+
+}

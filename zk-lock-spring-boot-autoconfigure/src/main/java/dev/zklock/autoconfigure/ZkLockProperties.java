@@ -1,0 +1,392 @@
+package dev.zklock.autoconfigure;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LostLockPolicy;
+import dev.zklock.core.ZkLockOptions;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/**
+ * Configuration properties for zk-lock.
+ *
+ * @author zk-lock
+ */
+@ConfigurationProperties("zklock")
+public class ZkLockProperties {
+
+	/**
+	 * Whether to enable zk-lock's auto-configuration.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * ZooKeeper connect string: comma-separated host:port pairs, optionally followed by a chroot
+	 * path.
+	 */
+	private String connectString = "localhost:2181";
+
+	/**
+	 * Curator namespace: a path prefix, without a leading slash, applied to every node.
+	 */
+	private @Nullable String namespace;
+
+	/**
+	 * Session timeout requested from ZooKeeper. A holder whose JVM dies keeps its locks this
+	 * long; the server bounds it to between 2 and 20 ticks.
+	 */
+	private Duration sessionTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * Connection timeout of the Curator client.
+	 */
+	private Duration connectionTimeout = Duration.ofSeconds(15);
+
+	/**
+	 * How long startup waits for the first connection before it logs a warning and goes on
+	 * (or fails, with fail-fast).
+	 */
+	private Duration initialConnectWait = Duration.ofSeconds(5);
+
+	/**
+	 * Whether startup fails when ZooKeeper cannot be reached within the initial connect wait.
+	 */
+	private boolean failFast;
+
+	/**
+	 * Retry policy of the Curator client.
+	 */
+	private final Retry retry = new Retry();
+
+	/**
+	 * Digest authentication.
+	 */
+	private final Auth auth = new Auth();
+
+	/**
+	 * Lock engine options.
+	 */
+	private final Lock lock = new Lock();
+
+	/**
+	 * {@code @DistributedLock} support.
+	 */
+	private final Annotation annotation = new Annotation();
+
+	/**
+	 * In-process ZooKeeper server, for development and tests.
+	 */
+	private final Embedded embedded = new Embedded();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getConnectString() {
+		return this.connectString;
+	}
+
+	public void setConnectString(String connectString) {
+		this.connectString = connectString;
+	}
+
+	public @Nullable String getNamespace() {
+		return this.namespace;
+	}
+
+	public void setNamespace(@Nullable String namespace) {
+		this.namespace = namespace;
+	}
+
+	public Duration getSessionTimeout() {
+		return this.sessionTimeout;
+	}
+
+	public void setSessionTimeout(Duration sessionTimeout) {
+		this.sessionTimeout = sessionTimeout;
+	}
+
+	public Duration getConnectionTimeout() {
+		return this.connectionTimeout;
+	}
+
+	public void setConnectionTimeout(Duration connectionTimeout) {
+		this.connectionTimeout = connectionTimeout;
+	}
+
+	public Duration getInitialConnectWait() {
+		return this.initialConnectWait;
+	}
+
+	public void setInitialConnectWait(Duration initialConnectWait) {
+		this.initialConnectWait = initialConnectWait;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Auth getAuth() {
+		return this.auth;
+	}
+
+	public Lock getLock() {
+		return this.lock;
+	}
+
+	public Annotation getAnnotation() {
+		return this.annotation;
+	}
+
+	public Embedded getEmbedded() {
+		return this.embedded;
+	}
+
+	/**
+	 * Retry policy of the Curator client: exponential back-off between attempts of one
+	 * operation.
+	 */
+	public static class Retry {
+
+		/**
+		 * Initial sleep between retries.
+		 */
+		private Duration baseSleep = Duration.ofMillis(100);
+
+		/**
+		 * Maximum number of retries of one operation.
+		 */
+		private int maxRetries = 3;
+
+		/**
+		 * Maximum sleep between retries.
+		 */
+		private Duration maxSleep = Duration.ofSeconds(5);
+
+		public Duration getBaseSleep() {
+			return this.baseSleep;
+		}
+
+		public void setBaseSleep(Duration baseSleep) {
+			this.baseSleep = baseSleep;
+		}
+
+		public int getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(int maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public Duration getMaxSleep() {
+			return this.maxSleep;
+		}
+
+		public void setMaxSleep(Duration maxSleep) {
+			this.maxSleep = maxSleep;
+		}
+
+	}
+
+	/**
+	 * Digest authentication. When a username is set, the client authenticates and lock nodes
+	 * are created with a creator-only ACL, so clients without the credentials cannot delete
+	 * them.
+	 */
+	public static class Auth {
+
+		/**
+		 * Digest username.
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Digest password.
+		 */
+		private @Nullable String password;
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		boolean isEnabled() {
+			return this.username != null && !this.username.isEmpty();
+		}
+
+	}
+
+	/**
+	 * Lock engine options.
+	 */
+	public static class Lock {
+
+		/**
+		 * ZooKeeper path under which each key's lock lives, as root-path/key.
+		 */
+		private String rootPath = ZkLockOptions.DEFAULT_ROOT_PATH;
+
+		/**
+		 * Wait used when none is given (waitMs = -1 on the annotation).
+		 */
+		private Duration defaultWait = ZkLockOptions.defaults().defaultWait();
+
+		/**
+		 * How many times a held lock may pass to another thread of this JVM, without a
+		 * ZooKeeper round trip, while another JVM waits for it. 0 disables local hand-off.
+		 */
+		private int maxLocalHandoffs = ZkLockOptions.defaults().maxLocalHandoffs();
+
+		/**
+		 * What releasing a lock lost while held (its session expired) does: throw a
+		 * LockLostException, or log a warning.
+		 */
+		private LostLockPolicy lostLockPolicy = ZkLockOptions.defaults().lostLockPolicy();
+
+		/**
+		 * How long a release waits for ZooKeeper to confirm the delete of the lock node before
+		 * leaving it to the background.
+		 */
+		private Duration releaseTimeout = ZkLockOptions.defaults().releaseTimeout();
+
+		public String getRootPath() {
+			return this.rootPath;
+		}
+
+		public void setRootPath(String rootPath) {
+			this.rootPath = rootPath;
+		}
+
+		public Duration getDefaultWait() {
+			return this.defaultWait;
+		}
+
+		public void setDefaultWait(Duration defaultWait) {
+			this.defaultWait = defaultWait;
+		}
+
+		public int getMaxLocalHandoffs() {
+			return this.maxLocalHandoffs;
+		}
+
+		public void setMaxLocalHandoffs(int maxLocalHandoffs) {
+			this.maxLocalHandoffs = maxLocalHandoffs;
+		}
+
+		public LostLockPolicy getLostLockPolicy() {
+			return this.lostLockPolicy;
+		}
+
+		public void setLostLockPolicy(LostLockPolicy lostLockPolicy) {
+			this.lostLockPolicy = lostLockPolicy;
+		}
+
+		public Duration getReleaseTimeout() {
+			return this.releaseTimeout;
+		}
+
+		public void setReleaseTimeout(Duration releaseTimeout) {
+			this.releaseTimeout = releaseTimeout;
+		}
+
+	}
+
+	/**
+	 * {@code @DistributedLock} support.
+	 */
+	public static class Annotation {
+
+		/**
+		 * Order of the @DistributedLock advisor. The default runs just before @Transactional's
+		 * advisor (which has the lowest precedence), so the lock spans the transaction.
+		 */
+		private int order = Ordered.LOWEST_PRECEDENCE - 1;
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/**
+	 * In-process ZooKeeper server, for development and tests only. Needs
+	 * io.dropwizard.metrics:metrics-core on the classpath.
+	 */
+	public static class Embedded {
+
+		/**
+		 * Whether to start an in-process ZooKeeper server and connect to it, ignoring
+		 * connect-string.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Client port of the embedded server; 0 picks a free port.
+		 */
+		private int port = 2181;
+
+		/**
+		 * Data directory of the embedded server. A temporary directory, deleted on shutdown,
+		 * when not set.
+		 */
+		private @Nullable Path dataDir;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getPort() {
+			return this.port;
+		}
+
+		public void setPort(int port) {
+			this.port = port;
+		}
+
+		public @Nullable Path getDataDir() {
+			return this.dataDir;
+		}
+
+		public void setDataDir(@Nullable Path dataDir) {
+			this.dataDir = dataDir;
+		}
+
+	}
+
+}

@@ -1,0 +1,102 @@
+package dev.zklock.autoconfigure;
+
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+import dev.zklock.core.LockPaths;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+/**
+ * Checks {@code zklock.*} values that binding alone accepts but that cannot work, so that
+ * startup fails with the property's name rather than later with a ZooKeeper error.
+ *
+ * @author zk-lock
+ */
+final class ZkLockPropertiesValidator {
+
+	private static final Pattern HOST_PORT = Pattern.compile("[^\\s:,/]+(:\\d{1,5})?|\\[[0-9a-fA-F:.]+\\](:\\d{1,5})?");
+
+	private ZkLockPropertiesValidator() {
+	}
+
+	static void validate(ZkLockProperties properties) {
+		positive("zklock.session-timeout", properties.getSessionTimeout());
+		positive("zklock.connection-timeout", properties.getConnectionTimeout());
+		notNegative("zklock.initial-connect-wait", properties.getInitialConnectWait());
+		notNegative("zklock.retry.base-sleep", properties.getRetry().getBaseSleep());
+		notNegative("zklock.retry.max-sleep", properties.getRetry().getMaxSleep());
+		if (properties.getRetry().getMaxRetries() < 0) {
+			throw new InvalidConfigurationPropertyValueException("zklock.retry.max-retries",
+					properties.getRetry().getMaxRetries(), "must not be negative");
+		}
+		ZkLockProperties.Lock lock = properties.getLock();
+		notNegative("zklock.lock.default-wait", lock.getDefaultWait());
+		notNegative("zklock.lock.release-timeout", lock.getReleaseTimeout());
+		if (lock.getMaxLocalHandoffs() < 0) {
+			throw new InvalidConfigurationPropertyValueException("zklock.lock.max-local-handoffs",
+					lock.getMaxLocalHandoffs(), "must not be negative (0 disables local hand-off)");
+		}
+		try {
+			LockPaths.validateRootPath(lock.getRootPath());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("zklock.lock.root-path", lock.getRootPath(),
+					ex.getMessage());
+		}
+		String namespace = properties.getNamespace();
+		if (namespace != null && (namespace.startsWith("/") || namespace.endsWith("/"))) {
+			throw new InvalidConfigurationPropertyValueException("zklock.namespace", namespace,
+					"must not start or end with '/'");
+		}
+	}
+
+	static void validateConnectString(String property, String connectString) {
+		String hosts = connectString;
+		int chroot = connectString.indexOf('/');
+		if (chroot >= 0) {
+			hosts = connectString.substring(0, chroot);
+			try {
+				LockPaths.validateRootPath(connectString.substring(chroot));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property, connectString,
+						"its chroot is not a valid ZooKeeper path");
+			}
+		}
+		if (hosts.isBlank()) {
+			throw new InvalidConfigurationPropertyValueException(property, connectString,
+					"must list at least one host:port");
+		}
+		for (String host : hosts.split(",", -1)) {
+			String trimmed = host.trim();
+			if (!HOST_PORT.matcher(trimmed).matches() || !validPort(trimmed)) {
+				throw new InvalidConfigurationPropertyValueException(property, connectString,
+						"'" + trimmed + "' is not host:port (a comma-separated list of them, optionally followed "
+								+ "by a chroot path, is expected)");
+			}
+		}
+	}
+
+	private static boolean validPort(String hostPort) {
+		int colon = hostPort.lastIndexOf(':');
+		if (colon < 0 || hostPort.endsWith("]")) {
+			return true;
+		}
+		int port = Integer.parseInt(hostPort.substring(colon + 1));
+		return port > 0 && port <= 65535;
+	}
+
+	private static void positive(String name, Duration value) {
+		if (value.isNegative() || value.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(name, value, "must be positive");
+		}
+	}
+
+	private static void notNegative(String name, Duration value) {
+		if (value.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException(name, value, "must not be negative");
+		}
+	}
+
+}

@@ -1,0 +1,496 @@
+package dev.zklock.aop;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.annotation.DistributedLock;
+import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * {@code @DistributedLock} on real beans, with a real in-process ZooKeeper and, for the
+ * transaction tests, an H2 database with a JDBC transaction manager.
+ */
+@Timeout(60)
+class DistributedLockIntegrationTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, AopAutoConfiguration.class,
+					DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+					JdbcTemplateAutoConfiguration.class, TransactionAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + this.zk.connectString(), "zklock.lock.default-wait=2s",
+					"spring.datasource.url=jdbc:h2:mem:locks-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1")
+			.withUserConfiguration(Services.class);
+	}
+
+	@Test
+	void literalKeyLocksWhileMethodRuns() {
+		runner().run((context) -> {
+			Shop shop = context.getBean(Shop.class);
+			assertThat(AopUtils.isCglibProxy(shop)).isTrue();
+			assertThat(shop.literal()).isTrue();
+			assertThat(context.getBean(ZkLockRegistry.class).obtain("inventory").isHeldByCurrentThread()).isFalse();
+			assertThat(this.zk.children("/locks/inventory")).isEmpty();
+		});
+	}
+
+	@Test
+	void spelKeysFromArgumentsNestedPropertiesRootAndBeans() {
+		runner().run((context) -> {
+			Shop shop = context.getBean(Shop.class);
+			assertThat(shop.byName("42", 1)).isEqualTo("order:42");
+			assertThat(shop.byNested(new Order(new Customer("c-7")))).isEqualTo("customer:c-7");
+			assertThat(shop.byPosition("x", "y")).isEqualTo("y-x");
+			assertThat(shop.byRoot()).isEqualTo("Shop.byRoot");
+			assertThat(shop.byBean()).isEqualTo("tenant-a:bean");
+		});
+	}
+
+	@Test
+	void zeroWaitWhileAnotherProcessHoldsFailsWithClearMessage() throws Exception {
+		ZkLockRegistry otherJvm = this.zk.newRegistry();
+		ZkLock held = otherJvm.obtain("order:7");
+		held.lock();
+		try {
+			runner().run((context) -> {
+				Shop shop = context.getBean(Shop.class);
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> shop.noWait("7"))
+					.withMessageStartingWith("Could not acquire lock 'order:7' (ZooKeeper path /locks/order:7) after waiting ")
+					.withMessageContaining("held by another participant");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+				assertThat(shop.calls()).isEmpty();
+				long waited = System.nanoTime();
+				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> shop.byName("7", 1))
+					.withMessageContaining("'order:7'");
+				assertThat(Duration.ofNanos(System.nanoTime() - waited)).isGreaterThan(Duration.ofMillis(1900));
+			});
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void zeroWaitWhileAnotherThreadHoldsFails() {
+		runner().run((context) -> {
+			Shop shop = context.getBean(Shop.class);
+			ZkLock lock = context.getBean(ZkLockRegistry.class).obtain("order:8");
+			lock.lock();
+			try {
+				CompletableFuture<Void> other = CompletableFuture.runAsync(() -> shop.noWait("8"));
+				assertThatExceptionOfType(Exception.class).isThrownBy(() -> other.get(5, TimeUnit.SECONDS))
+					.withRootCauseInstanceOf(LockAcquisitionException.class)
+					.withMessageContaining("held by another thread of this JVM");
+			}
+			finally {
+				lock.unlock();
+			}
+		});
+	}
+
+	@Test
+	void lockIsTakenBeforeTransactionBeginsAndReleasedAfterCommit() {
+		runner().run((context) -> {
+			Stock stock = context.getBean(Stock.class);
+			stock.setUp();
+			stock.decrement("sku-1");
+			assertThat(stock.events()).containsExactly("lock held, transaction active", "after commit: lock still held");
+			assertThat(context.getBean(JdbcTemplate.class).queryForObject("select qty from stock where sku = 'sku-1'",
+					Integer.class)).isEqualTo(9);
+			assertThat(context.getBean(ZkLockRegistry.class).obtain("stock:sku-1").isHeldByCurrentThread()).isFalse();
+		});
+	}
+
+	@Test
+	void lockIsReleasedAfterRollback() {
+		runner().run((context) -> {
+			Stock stock = context.getBean(Stock.class);
+			stock.setUp();
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> stock.failAfterWrite("sku-1"));
+			assertThat(stock.events()).containsExactly("after rollback: lock still held");
+			assertThat(context.getBean(JdbcTemplate.class).queryForObject("select qty from stock where sku = 'sku-1'",
+					Integer.class)).isEqualTo(10);
+			assertThat(this.zk.children("/locks/stock:sku-1")).isEmpty();
+		});
+	}
+
+	@Test
+	void reentrantThroughProxyOnSameThread() {
+		runner().run((context) -> {
+			Shop shop = context.getBean(Shop.class);
+			assertThat(shop.outer("5")).isEqualTo("inner:5");
+			assertThat(this.zk.children("/locks/order:5")).isEmpty();
+		});
+	}
+
+	@Test
+	void annotationOnInterfaceMethodWithJdkAndClassProxies() {
+		for (String proxyTargetClass : List.of("true", "false")) {
+			runner().withPropertyValues("spring.aop.proxy-target-class=" + proxyTargetClass).run((context) -> {
+				Inventory inventory = context.getBean(Inventory.class);
+				assertThat(AopUtils.isJdkDynamicProxy(inventory)).isEqualTo(proxyTargetClass.equals("false"));
+				assertThat(inventory.reserve("sku-9")).isTrue();
+			});
+		}
+	}
+
+	@Test
+	void annotationOnSuperclassMethod() {
+		runner().run((context) -> assertThat(context.getBean(Refunds.class).refund("r-1")).isTrue());
+	}
+
+	@Test
+	void nullOrBlankKeyAtRuntimeIsRejectedNamingMethodAndExpression() {
+		runner().run((context) -> {
+			Shop shop = context.getBean(Shop.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> shop.nullable(null))
+				.withMessage("@DistributedLock key expression \"#sku\" on " + Shop.class.getName()
+						+ ".nullable(String) evaluated to null; a lock key must not be null or blank");
+			assertThatIllegalArgumentException().isThrownBy(() -> shop.nullable(" "))
+				.withMessageContaining("evaluated to ' '");
+			assertThatIllegalArgumentException().isThrownBy(() -> shop.nullable("a/b"))
+				.withMessageContaining("gave an invalid key: Lock key 'a/b' contains '/'");
+			assertThat(shop.calls()).isEmpty();
+			assertThat(this.zk.children("/locks")).isEmpty();
+		});
+	}
+
+	@Test
+	void syntaxErrorFailsStartupNamingClassMethodAndExpression() {
+		runner().withUserConfiguration(BadSyntax.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidLockExpressionException.class)
+				.hasMessageStartingWith("Invalid @DistributedLock on " + BadSyntaxService.class.getName()
+						+ ".run(String) with key expression \"'a' + \": it is not a valid SpEL expression");
+		});
+	}
+
+	@Test
+	void unknownParameterFailsStartupNamingClassMethodAndExpression() {
+		runner().withUserConfiguration(UnknownParameter.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidLockExpressionException.class)
+				.hasMessage("Invalid @DistributedLock on " + UnknownParameterService.class.getName()
+						+ ".run(String) with key expression \"'order:' + #orderId\": it refers to #orderId, "
+						+ "which the method does not have; its parameters are id");
+		});
+	}
+
+	@Test
+	void waitBelowMinusOneFailsStartup() {
+		runner().withUserConfiguration(BadWait.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was -2");
+		});
+	}
+
+	record Customer(String id) {
+	}
+
+	record Order(Customer customer) {
+	}
+
+	public static class Shop {
+
+		private final List<String> calls = new ArrayList<>();
+
+		public List<String> calls() {
+			return this.calls;
+		}
+
+		private final ObjectProvider<ZkLockRegistry> registry;
+
+		private final ObjectProvider<Shop> self;
+
+		public Shop(ObjectProvider<ZkLockRegistry> registry, ObjectProvider<Shop> self) {
+			this.registry = registry;
+			this.self = self;
+		}
+
+		@DistributedLock(key = "'inventory'")
+		public boolean literal() {
+			return this.registry.getObject().obtain("inventory").isHeldByCurrentThread();
+		}
+
+		@DistributedLock(key = "'order:' + #orderId")
+		public String byName(String orderId, int quantity) {
+			return held("order:" + orderId);
+		}
+
+		@DistributedLock(key = "'customer:' + #order.customer.id")
+		public String byNested(Order order) {
+			return held("customer:" + order.customer().id());
+		}
+
+		@DistributedLock(key = "#p1 + '-' + #a0")
+		public String byPosition(String first, String second) {
+			return held(second + "-" + first);
+		}
+
+		@DistributedLock(key = "#root.targetClass.simpleName + '.' + #root.methodName")
+		public String byRoot() {
+			return held("Shop.byRoot");
+		}
+
+		@DistributedLock(key = "@tenant.name + ':bean'")
+		public String byBean() {
+			return held("tenant-a:bean");
+		}
+
+		@DistributedLock(key = "'order:' + #id", waitMs = 0)
+		public void noWait(String id) {
+			this.calls.add("noWait");
+		}
+
+		@DistributedLock(key = "#sku")
+		public void nullable(String sku) {
+			this.calls.add("nullable");
+		}
+
+		@DistributedLock(key = "'order:' + #id")
+		public String outer(String id) {
+			return this.self.getObject().inner(id);
+		}
+
+		@DistributedLock(key = "'order:' + #id", waitMs = 0)
+		public String inner(String id) {
+			held("order:" + id);
+			return "inner:" + id;
+		}
+
+		private String held(String key) {
+			if (!this.registry.getObject().obtain(key).isHeldByCurrentThread()) {
+				throw new IllegalStateException("Lock " + key + " not held inside the method");
+			}
+			return key;
+		}
+
+	}
+
+	public record Tenant(String name) {
+	}
+
+	public static class Stock {
+
+		private final List<String> events = new ArrayList<>();
+
+		public List<String> events() {
+			return this.events;
+		}
+
+		private final JdbcTemplate jdbc;
+
+		private final ZkLockRegistry registry;
+
+		public Stock(JdbcTemplate jdbc, ZkLockRegistry registry) {
+			this.jdbc = jdbc;
+			this.registry = registry;
+		}
+
+		public void setUp() {
+			this.jdbc.execute("create table if not exists stock (sku varchar(20) primary key, qty int)");
+			this.jdbc.update("merge into stock key (sku) values ('sku-1', 10)");
+		}
+
+		@DistributedLock(key = "'stock:' + #sku")
+		@Transactional
+		public void decrement(String sku) {
+			if (this.registry.obtain("stock:" + sku).isHeldByCurrentThread()
+					&& TransactionSynchronizationManager.isActualTransactionActive()) {
+				this.events.add("lock held, transaction active");
+			}
+			this.jdbc.update("update stock set qty = qty - 1 where sku = ?", sku);
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void afterCompletion(int status) {
+					boolean held = Stock.this.registry.obtain("stock:" + sku).isHeldByCurrentThread();
+					Stock.this.events.add(((status == STATUS_COMMITTED) ? "after commit: " : "after rollback: ")
+							+ (held ? "lock still held" : "lock already released"));
+				}
+			});
+		}
+
+		@Transactional
+		@DistributedLock(key = "'stock:' + #sku")
+		public void failAfterWrite(String sku) {
+			this.jdbc.update("update stock set qty = qty - 1 where sku = ?", sku);
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void afterCompletion(int status) {
+					boolean held = Stock.this.registry.obtain("stock:" + sku).isHeldByCurrentThread();
+					Stock.this.events.add(((status == STATUS_COMMITTED) ? "after commit: " : "after rollback: ")
+							+ (held ? "lock still held" : "lock already released"));
+				}
+			});
+			throw new IllegalStateException("boom");
+		}
+
+	}
+
+	public interface Inventory {
+
+		@DistributedLock(key = "'reserve:' + #sku")
+		boolean reserve(String sku);
+
+	}
+
+	public static class DefaultInventory implements Inventory {
+
+		private final ZkLockRegistry registry;
+
+		public DefaultInventory(ZkLockRegistry registry) {
+			this.registry = registry;
+		}
+
+		@Override
+		public boolean reserve(String sku) {
+			return this.registry.obtain("reserve:" + sku).isHeldByCurrentThread();
+		}
+
+	}
+
+	public abstract static class AbstractRefunds {
+
+		@DistributedLock(key = "'refund:' + #id")
+		public abstract boolean refund(String id);
+
+	}
+
+	public static class Refunds extends AbstractRefunds {
+
+		private final ZkLockRegistry registry;
+
+		public Refunds(ZkLockRegistry registry) {
+			this.registry = registry;
+		}
+
+		@Override
+		public boolean refund(String id) {
+			return this.registry.obtain("refund:" + id).isHeldByCurrentThread();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Services {
+
+		@Bean
+		Shop shop(ObjectProvider<ZkLockRegistry> registry, ObjectProvider<Shop> self) {
+			return new Shop(registry, self);
+		}
+
+		@Bean
+		Tenant tenant() {
+			return new Tenant("tenant-a");
+		}
+
+		@Bean
+		Stock stock(JdbcTemplate jdbc, ZkLockRegistry registry) {
+			return new Stock(jdbc, registry);
+		}
+
+		@Bean
+		Inventory inventory(ZkLockRegistry registry) {
+			return new DefaultInventory(registry);
+		}
+
+		@Bean
+		Refunds refunds(ZkLockRegistry registry) {
+			return new Refunds(registry);
+		}
+
+	}
+
+	public static class BadSyntaxService {
+
+		@DistributedLock(key = "'a' + ")
+		public void run(String id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadSyntax {
+
+		@Bean
+		BadSyntaxService badSyntaxService() {
+			return new BadSyntaxService();
+		}
+
+	}
+
+	public static class UnknownParameterService {
+
+		@DistributedLock(key = "'order:' + #orderId")
+		public void run(String id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnknownParameter {
+
+		@Bean
+		UnknownParameterService unknownParameterService() {
+			return new UnknownParameterService();
+		}
+
+	}
+
+	public static class BadWaitService {
+
+		@DistributedLock(key = "'k'", waitMs = -2)
+		public void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadWait {
+
+		@Bean
+		BadWaitService badWaitService() {
+			return new BadWaitService();
+		}
+
+	}
+
+}
