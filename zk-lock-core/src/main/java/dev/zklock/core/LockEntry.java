@@ -111,6 +111,19 @@ final class LockEntry {
 		}
 	}
 
+	/**
+	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
+	 */
+	int waitingCount() {
+		this.mutex.lock();
+		try {
+			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
+		}
+		finally {
+			this.mutex.unlock();
+		}
+	}
+
 	boolean isHeld() {
 		return this.heldSince != null;
 	}

@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import org.apache.curator.framework.state.ConnectionState;
+
 /**
  * Callback for what happens to the locks of a {@link ZkLockRegistry}. Called on ZooKeeper's event
  * thread or the releasing thread: implementations must return quickly and never block.
@@ -23,6 +25,13 @@ public interface ZkLockListener {
 	 * @param key the lock key
 	 */
 	default void handedOff(String key) {
+	}
+
+	/**
+	 * Called when Curator reports a new connection state.
+	 * @param state the new state
+	 */
+	default void connectionStateChanged(ConnectionState state) {
 	}
 
 }

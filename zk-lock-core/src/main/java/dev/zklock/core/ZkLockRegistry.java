@@ -3,6 +3,7 @@ package dev.zklock.core;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -56,6 +57,8 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	private volatile ConnectionStatus connectionStatus;
+
 	/**
 	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
 	 * @param client the Curator client, started by the caller
@@ -74,6 +77,8 @@ public class ZkLockRegistry implements AutoCloseable {
 		this.options = Objects.requireNonNull(options, "options must not be null");
 		this.ops = new ZkOps(client, participantData(), options.acl());
 		this.reaper = new NodeReaper(this.ops);
+		this.connectionStatus = new ConnectionStatus(
+				client.getZookeeperClient().isConnected() ? ConnectionState.CONNECTED : null, Instant.now());
 		client.getConnectionStateListenable().addListener(this.connectionListener);
 	}
 
@@ -230,6 +235,59 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Return how many threads and leases of this JVM wait for a lock right now, in the local
+	 * queue or for ZooKeeper.
+	 * @return the number of waiters
+	 */
+	public int waitingCount() {
+		int count = 0;
+		for (LockEntry entry : this.entries.values()) {
+			count += entry.waitingCount();
+		}
+		return count;
+	}
+
+	/**
+	 * Return the connection state last reported by Curator, and since when.
+	 * @return the connection status
+	 */
+	public ConnectionStatus connectionStatus() {
+		return this.connectionStatus;
+	}
+
+	/**
+	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue order:
+	 * the first holds the lock. Reads ZooKeeper (one request per participant, plus one).
+	 * @param key the key
+	 * @return the participants, empty if none
+	 * @throws Exception if ZooKeeper cannot be read
+	 */
+	public List<Participant> participants(String key) throws Exception {
+		String path = lockPath(key);
+		List<String> children;
+		try {
+			children = ZkParticipant.inQueueOrder(this.client.getChildren().forPath(path));
+		}
+		catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
+			return List.of();
+		}
+		List<Participant> participants = new ArrayList<>();
+		for (String child : children) {
+			org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+			try {
+				byte[] data = this.client.getData().storingStatIn(stat).forPath(path + "/" + child);
+				participants.add(new Participant(child, ZkParticipant.sequenceOf(child),
+						(data != null) ? new String(data, StandardCharsets.UTF_8) : "", stat.getCzxid(),
+						participants.isEmpty(), stat.getEphemeralOwner()));
+			}
+			catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
+				// Released while we read: no longer a participant
+			}
+		}
+		return participants;
+	}
+
+	/**
 	 * Return how many keys the registry keeps in memory: those held or waited for.
 	 * @return the number of entries
 	 */
@@ -374,6 +432,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	private void connectionStateChanged(CuratorFramework client, ConnectionState state) {
+		this.connectionStatus = new ConnectionStatus(state, Instant.now());
+		this.listeners.forEach((listener) -> listener.connectionStateChanged(state));
 		switch (state) {
 			case SUSPENDED -> transitionAll(LeaseState.UNCERTAIN, 0);
 			case RECONNECTED -> {

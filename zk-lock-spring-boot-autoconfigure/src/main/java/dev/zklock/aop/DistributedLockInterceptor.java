@@ -8,14 +8,14 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockPaths;
-import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.support.AopUtils;
 
 /**
  * Runs a {@code @DistributedLock} method while holding the lock for its key: evaluates the key,
- * acquires within the method's wait, proceeds, and releases however the method ends.
+ * then lets the {@link ZkLockTemplate} acquire within the method's wait, proceed, and release
+ * however the method ends. The key expression names the lock in metrics.
  *
  * @author zk-lock
  */
@@ -25,20 +25,20 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final LockKeyExpressionEvaluator evaluator;
 
-	private final Supplier<ZkLockRegistry> registry;
+	private final Supplier<ZkLockTemplate> template;
 
 	/**
 	 * Create a new instance.
 	 * @param operationSource the source of lock operations
 	 * @param evaluator the key expression evaluator
-	 * @param registry supplies the registry, resolved on first use so the advisor can be
+	 * @param template supplies the template, resolved on first use so the advisor can be
 	 * created before the ZooKeeper client
 	 */
 	public DistributedLockInterceptor(LockOperationSource operationSource, LockKeyExpressionEvaluator evaluator,
-			Supplier<ZkLockRegistry> registry) {
+			Supplier<ZkLockTemplate> template) {
 		this.operationSource = operationSource;
 		this.evaluator = evaluator;
-		this.registry = registry;
+		this.template = template;
 	}
 
 	@Override
@@ -50,22 +50,8 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String key = evaluateKey(operation, invocation.getArguments(), target);
-		ZkLockRegistry registry = this.registry.get();
-		Duration wait = (operation.waitMs() < 0) ? registry.getOptions().defaultWait()
-				: Duration.ofMillis(operation.waitMs());
-		ZkLock lock = registry.obtain(key);
-		lock.acquire(wait);
-		Throwable failure = null;
-		try {
-			return invocation.proceed();
-		}
-		catch (Throwable ex) {
-			failure = ex;
-			throw ex;
-		}
-		finally {
-			release(lock, failure);
-		}
+		Duration wait = (operation.waitMs() < 0) ? null : Duration.ofMillis(operation.waitMs());
+		return this.template.get().execute(operation.keyExpression(), key, wait, invocation::proceed);
 	}
 
 	private String evaluateKey(LockOperation operation, Object[] args, Object target) {
@@ -84,21 +70,6 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 					+ "\" on " + operation.describeMethod() + " gave an invalid key: " + ex.getMessage(), ex);
 		}
 		return key;
-	}
-
-	/**
-	 * Release; a failure to release (a lost lease) must not hide the method's own exception.
-	 */
-	private void release(ZkLock lock, @Nullable Throwable failure) {
-		try {
-			lock.unlock();
-		}
-		catch (RuntimeException ex) {
-			if (failure == null) {
-				throw ex;
-			}
-			failure.addSuppressed(ex);
-		}
 	}
 
 }

@@ -7,6 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
@@ -20,6 +21,7 @@ import dev.zklock.aop.LockKeyExpressionEvaluator;
 import dev.zklock.aop.LockOperationSource;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -127,6 +129,12 @@ public final class ZkLockAutoConfiguration {
 		return new ZkLockRegistry(client, options);
 	}
 
+	@Bean
+	@ConditionalOnMissingBean
+	ZkLockTemplate zkLockTemplate(ZkLockRegistry registry, ObjectProvider<ObservationRegistry> observationRegistry) {
+		return new ZkLockTemplate(registry, observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+	}
+
 	private static int millis(Duration duration) {
 		return (int) Math.min(Integer.MAX_VALUE, duration.toMillis());
 	}
@@ -134,7 +142,8 @@ public final class ZkLockAutoConfiguration {
 	/**
 	 * {@code @DistributedLock} support. Its beans are static and infrastructure, as Spring's own
 	 * {@code @Transactional} support is: advisors are created before ordinary beans, and the
-	 * registry (with its ZooKeeper client) is looked up only at the first locked call.
+	 * template (with the registry and its ZooKeeper client) is looked up only at the first locked
+	 * call.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Import(ZkLockProxyRegistrar.class)
@@ -151,12 +160,12 @@ public final class ZkLockAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		@ConditionalOnMissingBean
 		static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource zkLockOperationSource,
-				ObjectProvider<ZkLockRegistry> registry, BeanFactory beanFactory, Environment environment) {
+				ObjectProvider<ZkLockTemplate> template, BeanFactory beanFactory, Environment environment) {
 			int order = Binder.get(environment)
 				.bind("zklock.annotation.order", Integer.class)
 				.orElse(new ZkLockProperties.Annotation().getOrder());
 			DistributedLockInterceptor interceptor = new DistributedLockInterceptor(zkLockOperationSource,
-					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(registry::getObject));
+					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(template::getObject));
 			return new DistributedLockAdvisor(zkLockOperationSource, interceptor, order);
 		}
 

@@ -1,0 +1,33 @@
+package dev.zklock.autoconfigure.endpoint;
+
+import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
+ * the {@link ZkLocksEndpoint}, available only when exposed like any endpoint
+ * ({@code management.endpoints.web.exposure.include=zklocks}).
+ *
+ * @author zk-lock
+ */
+@AutoConfiguration(after = ZkLockAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(ZkLockRegistry.class)
+@ConditionalOnAvailableEndpoint(ZkLocksEndpoint.class)
+public final class ZkLocksEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ZkLocksEndpoint zkLocksEndpoint(ZkLockRegistry registry) {
+		return new ZkLocksEndpoint(registry);
+	}
+
+}

@@ -1,0 +1,32 @@
+package dev.zklock.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
+ * zk-lock's Micrometer gauges and counters. Without Micrometer on the classpath nothing is
+ * bound; without a {@code MeterRegistry} bean the binder is never bound and records nothing.
+ *
+ * @author zk-lock
+ */
+@AutoConfiguration(after = ZkLockAutoConfiguration.class)
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(ZkLockRegistry.class)
+public final class ZkLockMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ZkLockMeterBinder zkLockMeterBinder(ZkLockRegistry registry) {
+		return new ZkLockMeterBinder(registry);
+	}
+
+}

@@ -1,0 +1,134 @@
+package dev.zklock.autoconfigure.metrics;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.annotation.DistributedLock;
+import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Metric values after real calls through {@code @DistributedLock} and the template.
+ */
+@Timeout(60)
+class ZkLockMetricsTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
+					AopAutoConfiguration.class, MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					ObservationAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withUserConfiguration(Config.class);
+	}
+
+	@Test
+	void acquireAndHeldTimersCountCallsAndOutcomes() throws Exception {
+		ZkLockRegistry otherJvm = this.zk.newRegistry();
+		runner().run((context) -> {
+			Billing billing = context.getBean(Billing.class);
+			for (int i = 0; i < 3; i++) {
+				billing.charge("a-" + i);
+			}
+			ZkLock held = otherJvm.obtain("bill:busy");
+			held.lock();
+			try {
+				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> billing.charge("busy"));
+			}
+			finally {
+				held.unlock();
+			}
+			context.getBean(ZkLockTemplate.class).execute("nightly-report", "report", null, () -> "done");
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			String name = "'bill:' + #account";
+			assertThat(meters.get("zklock.acquire").tag("lock.name", name).tag("outcome", "acquired").timer().count())
+				.isEqualTo(3);
+			assertThat(meters.get("zklock.acquire").tag("lock.name", name).tag("outcome", "timeout").timer().count())
+				.isEqualTo(1);
+			assertThat(meters.get("zklock.held").tag("lock.name", name).timer().count()).isEqualTo(3);
+			assertThat(meters.get("zklock.held").tag("lock.name", "nightly-report").timer().count()).isEqualTo(1);
+			assertThat(meters.get("zklock.acquire").timers()).allSatisfy((timer) -> assertThat(timer.getId().getTag("lock.name"))
+				.isIn(name, "nightly-report"));
+			assertThat(meters.get("zklock.active").gauge().value()).isZero();
+			assertThat(meters.get("zklock.waiting").gauge().value()).isZero();
+			assertThat(meters.get("zklock.handoffs").counter().count()).isZero();
+			assertThat(meters.get("zklock.lost").counter().count()).isZero();
+		});
+	}
+
+	@Test
+	void sessionEventsAreCounted() {
+		runner().withPropertyValues("zklock.session-timeout=4s").run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			this.zk.server().stop();
+			long deadline = System.nanoTime() + 10_000_000_000L;
+			while (meters.find("zklock.session.events").tag("state", "SUSPENDED").counter() == null
+					&& System.nanoTime() < deadline) {
+				Thread.sleep(50);
+			}
+			this.zk.server().restart();
+			deadline = System.nanoTime() + 20_000_000_000L;
+			while (meters.find("zklock.session.events").tag("state", "RECONNECTED").counter() == null
+					&& System.nanoTime() < deadline) {
+				Thread.sleep(50);
+			}
+			assertThat(meters.get("zklock.session.events").tag("state", "SUSPENDED").counter().count()).isEqualTo(1);
+			assertThat(meters.get("zklock.session.events").tag("state", "RECONNECTED").counter().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void withoutMeterRegistryNothingFails() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
+					AopAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withUserConfiguration(Config.class)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(MeterRegistry.class);
+				context.getBean(Billing.class).charge("x");
+			});
+	}
+
+	public static class Billing {
+
+		@DistributedLock(key = "'bill:' + #account", waitMs = 0)
+		public void charge(String account) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		Billing billing() {
+			return new Billing();
+		}
+
+	}
+
+}
