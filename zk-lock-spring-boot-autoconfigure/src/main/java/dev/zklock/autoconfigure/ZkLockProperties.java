@@ -6,10 +6,8 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LostLockPolicy;
-import dev.zklock.core.ZkLockOptions;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
 
 /**
  * Configuration properties for zk-lock.
@@ -252,30 +250,30 @@ public class ZkLockProperties {
 		/**
 		 * ZooKeeper path under which each key's lock lives, as root-path/key.
 		 */
-		private String rootPath = ZkLockOptions.DEFAULT_ROOT_PATH;
+		private String rootPath = "/locks";
 
 		/**
 		 * Wait used when none is given (waitMs = -1 on the annotation).
 		 */
-		private Duration defaultWait = ZkLockOptions.defaults().defaultWait();
+		private Duration defaultWait = Duration.ofSeconds(10);
 
 		/**
 		 * How many times a held lock may pass to another thread of this JVM, without a
 		 * ZooKeeper round trip, while another JVM waits for it. 0 disables local hand-off.
 		 */
-		private int maxLocalHandoffs = ZkLockOptions.defaults().maxLocalHandoffs();
+		private int maxLocalHandoffs = 8;
 
 		/**
 		 * What releasing a lock lost while held (its session expired) does: throw a
 		 * LockLostException, or log a warning.
 		 */
-		private LostLockPolicy lostLockPolicy = ZkLockOptions.defaults().lostLockPolicy();
+		private LostLockPolicy lostLockPolicy = LostLockPolicy.THROW;
 
 		/**
 		 * How long a release waits for ZooKeeper to confirm the delete of the lock node before
 		 * leaving it to the background.
 		 */
-		private Duration releaseTimeout = ZkLockOptions.defaults().releaseTimeout();
+		private Duration releaseTimeout = Duration.ofSeconds(5);
 
 		public String getRootPath() {
 			return this.rootPath;
@@ -325,10 +323,11 @@ public class ZkLockProperties {
 	public static class Annotation {
 
 		/**
-		 * Order of the @DistributedLock advisor. The default runs just before @Transactional's
-		 * advisor (which has the lowest precedence), so the lock spans the transaction.
+		 * Order of the @DistributedLock advisor. The default, Ordered.LOWEST_PRECEDENCE - 1,
+		 * runs just before @Transactional's advisor (which has the lowest precedence), so the
+		 * lock spans the transaction.
 		 */
-		private int order = Ordered.LOWEST_PRECEDENCE - 1;
+		private int order = 2147483646;
 
 		public int getOrder() {
 			return this.order;

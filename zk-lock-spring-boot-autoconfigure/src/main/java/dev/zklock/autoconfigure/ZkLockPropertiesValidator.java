@@ -13,14 +13,19 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  *
  * @author zk-lock
  */
-final class ZkLockPropertiesValidator {
+public final class ZkLockPropertiesValidator {
 
 	private static final Pattern HOST_PORT = Pattern.compile("[^\\s:,/]+(:\\d{1,5})?|\\[[0-9a-fA-F:.]+\\](:\\d{1,5})?");
 
 	private ZkLockPropertiesValidator() {
 	}
 
-	static void validate(ZkLockProperties properties) {
+	/**
+	 * Check the properties.
+	 * @param properties the properties
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 */
+	public static void validate(ZkLockProperties properties) {
 		positive("zklock.session-timeout", properties.getSessionTimeout());
 		positive("zklock.connection-timeout", properties.getConnectionTimeout());
 		notNegative("zklock.initial-connect-wait", properties.getInitialConnectWait());
@@ -43,6 +48,11 @@ final class ZkLockPropertiesValidator {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException("zklock.lock.root-path", lock.getRootPath(),
 					ex.getMessage());
+		}
+		int embeddedPort = properties.getEmbedded().getPort();
+		if (embeddedPort < 0 || embeddedPort > 65535) {
+			throw new InvalidConfigurationPropertyValueException("zklock.embedded.port", embeddedPort,
+					"must be between 0 (a free port) and 65535");
 		}
 		String namespace = properties.getNamespace();
 		if (namespace != null && (namespace.startsWith("/") || namespace.endsWith("/"))) {

@@ -66,6 +66,12 @@ class ZkLockAutoConfigurationTests {
 	}
 
 	@Test
+	void propertyDefaultsAreTheEngineDefaults() {
+		runner().run((context) -> assertThat(context.getBean(ZkLockRegistry.class).getOptions())
+			.isEqualTo(dev.zklock.core.ZkLockOptions.defaults()));
+	}
+
+	@Test
 	void lockAndClientPropertiesAreApplied() {
 		runner()
 			.withPropertyValues("zklock.namespace=shop", "zklock.lock.root-path=/app/locks",
@@ -182,6 +188,7 @@ class ZkLockAutoConfigurationTests {
 		assertInvalid("zklock.connect-string=host:99999", "zklock.connect-string");
 		assertInvalid("zklock.connect-string=a b:2181", "zklock.connect-string");
 		assertInvalid("zklock.namespace=/shop", "zklock.namespace");
+		assertInvalid("zklock.embedded.port=70000", "zklock.embedded.port");
 	}
 
 	private void assertInvalid(String property, String name) {

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import dev.zklock.autoconfigure.ZkLockConnectionDetails;
 import dev.zklock.autoconfigure.ZkLockProperties;
+import dev.zklock.autoconfigure.ZkLockPropertiesValidator;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -43,6 +44,7 @@ public final class EmbeddedZooKeeperConfiguration {
 					+ String.join(" and ", missing) + " on the classpath (ZooKeeper declares them 'provided'); "
 					+ "add them as dependencies");
 		}
+		ZkLockPropertiesValidator.validate(properties);
 		ZkLockProperties.Embedded embedded = properties.getEmbedded();
 		return new EmbeddedZooKeeper(embedded.getPort(), embedded.getDataDir());
 	}

@@ -1,0 +1,65 @@
+package dev.zklock.sample;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper;
+import dev.zklock.sample.counter.CounterApplication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Several JVMs, each a Spring Boot application on the starter with one
+ * {@code @DistributedLock(key = "'counter'")} method, increment one unsynchronized counter: the
+ * final count is exact.
+ */
+@Timeout(240)
+class StarterCrossProcessTests {
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void annotatedMethodIsMutuallyExclusiveAcrossJvms() throws Exception {
+		int jvms = 3;
+		int threads = 4;
+		int iterations = 20;
+		Path counter = this.dir.resolve("counter");
+		Files.writeString(counter, "0");
+		try (EmbeddedZooKeeper zooKeeper = new EmbeddedZooKeeper(0, this.dir.resolve("zk"))) {
+			List<Process> processes = new ArrayList<>();
+			for (int i = 0; i < jvms; i++) {
+				String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+				ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
+						System.getProperty("java.class.path"), CounterApplication.class.getName(),
+						"--zklock.connect-string=" + zooKeeper.getConnectString(), "--zklock.embedded.enabled=false",
+						"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
+						"--counter.file=" + counter, "--counter.threads=" + threads,
+						"--counter.iterations=" + iterations);
+				builder.redirectErrorStream(true);
+				builder.redirectOutput(this.dir.resolve("jvm-" + i + ".log").toFile());
+				processes.add(builder.start());
+			}
+			for (int i = 0; i < jvms; i++) {
+				Process process = processes.get(i);
+				boolean exited = process.waitFor(200, TimeUnit.SECONDS);
+				if (!exited) {
+					processes.forEach(Process::destroyForcibly);
+				}
+				assertThat(exited).as("JVM %d exited in time", i).isTrue();
+				assertThat(process.exitValue()).as("JVM %d exit code; log:%n%s", i,
+						Files.readString(this.dir.resolve("jvm-" + i + ".log")))
+					.isZero();
+			}
+		}
+		assertThat(Integer.parseInt(Files.readString(counter).trim())).isEqualTo(jvms * threads * iterations);
+	}
+
+}
