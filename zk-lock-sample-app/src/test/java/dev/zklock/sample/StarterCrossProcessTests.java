@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper;
-import dev.zklock.sample.counter.CounterApplication;
+import dev.zklock.counterapp.CounterApplication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

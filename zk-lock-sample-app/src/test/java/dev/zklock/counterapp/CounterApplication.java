@@ -1,4 +1,4 @@
-package dev.zklock.sample.counter;
+package dev.zklock.counterapp;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +18,8 @@ import org.springframework.stereotype.Service;
 /**
  * A minimal application on the starter, run in several JVMs by
  * {@code StarterCrossProcessTests}: its threads increment a number kept in a file, without any
- * synchronization but {@code @DistributedLock(key = "'counter'")}.
+ * synchronization but {@code @DistributedLock(key = "'counter'")}. Outside the shop's package, so
+ * the shop's component scan does not find it.
  */
 @SpringBootApplication
 public class CounterApplication {

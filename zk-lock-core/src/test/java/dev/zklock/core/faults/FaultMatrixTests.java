@@ -1,0 +1,494 @@
+package dev.zklock.core.faults;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockListener;
+import dev.zklock.core.ZkLockRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The fault matrix: real 3-server ensembles ({@link TestingCluster}), lock clients in child JVMs,
+ * servers killed and restarted, sessions expired, holders killed with SIGKILL. Every scenario
+ * checks that no two critical sections of one key overlap, that fencing tokens never go back,
+ * that every worker ends (success or a clear exception, never a hang) and that no lock node
+ * remains. Each scenario adds a row to {@code target/fault-matrix.md}.
+ */
+@Timeout(180)
+class FaultMatrixTests {
+
+	private static final int TICK_MS = 500;
+
+	private static final int SESSION_TIMEOUT_MS = 6_000;
+
+	private static final List<String> rows = new CopyOnWriteArrayList<>();
+
+	@TempDir
+	Path dir;
+
+	private TestingCluster cluster;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final List<Process> processes = new ArrayList<>();
+
+	@BeforeEach
+	void startCluster() throws Exception {
+		System.setProperty("zookeeper.forceSync", "no");
+		List<InstanceSpec> specs = new ArrayList<>();
+		for (int id = 1; id <= 3; id++) {
+			specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MS, -1));
+		}
+		this.cluster = new TestingCluster(specs);
+		this.cluster.start();
+	}
+
+	@AfterEach
+	void stopCluster() throws Exception {
+		this.processes.forEach(Process::destroyForcibly);
+		for (AutoCloseable closeable : this.closeables) {
+			try {
+				closeable.close();
+			}
+			catch (Exception ex) {
+				// best effort
+			}
+		}
+		this.cluster.close();
+	}
+
+	@AfterAll
+	static void writeReport() throws Exception {
+		List<String> lines = new ArrayList<>();
+		lines.add("| scenario | grants | overlapping holds | fencing regressions | orphan nodes | time to recover | failed acquisitions |");
+		lines.add("|---|---|---|---|---|---|---|");
+		lines.addAll(rows.stream().sorted().toList());
+		Files.createDirectories(Path.of("target"));
+		Files.write(Path.of("target", "fault-matrix.md"), lines);
+	}
+
+	@Test
+	void leaderKilledDuringContention() throws Exception {
+		long durationMs = 20_000;
+		List<Path> logs = startContenders(2, 8, 4, durationMs, 2_000);
+		Thread.sleep(8_000);
+		InstanceSpec leader = leader();
+		long killedAt = System.nanoTime();
+		assertThat(this.cluster.killServer(leader)).isTrue();
+		List<String> summaries = awaitWorkers(durationMs);
+		Analysis analysis = Analysis.of(logs);
+		analysis.assertSafe();
+		assertThat(analysis.grantsAfter(killedAt)).isPositive();
+		int orphans = awaitNoLockNodes(Duration.ofSeconds(15));
+		assertThat(orphans).isZero();
+		report("1. leader killed (2 JVMs × 8 threads, 4 keys, 20 s)", analysis, orphans,
+				millis(analysis.firstGrantAfter(killedAt) - killedAt), failures(summaries));
+	}
+
+	@Test
+	void followerKilledAndRestartedDuringContention() throws Exception {
+		long durationMs = 15_000;
+		List<Path> logs = startContenders(2, 8, 4, durationMs, 2_000);
+		Thread.sleep(5_000);
+		InstanceSpec follower = this.cluster.getInstances()
+			.stream()
+			.filter((spec) -> !spec.equals(leaderQuietly()))
+			.findFirst()
+			.orElseThrow();
+		long killedAt = System.nanoTime();
+		this.cluster.killServer(follower);
+		Thread.sleep(4_000);
+		this.cluster.restartServer(follower);
+		List<String> summaries = awaitWorkers(durationMs);
+		Analysis analysis = Analysis.of(logs);
+		analysis.assertSafe();
+		int orphans = awaitNoLockNodes(Duration.ofSeconds(15));
+		assertThat(orphans).isZero();
+		report("2. follower killed, restarted 4 s later", analysis, orphans,
+				millis(analysis.firstGrantAfter(killedAt) - killedAt), failures(summaries));
+	}
+
+	@Test
+	void quorumLostThenRestored() throws Exception {
+		ZkLockRegistry registry = newRegistry();
+		ZkLock lock = registry.obtain("k0");
+		lock.acquire(Duration.ofSeconds(5));
+		lock.unlock();
+		List<InstanceSpec> stopped = this.cluster.getInstances().stream().limit(2).toList();
+		for (InstanceSpec spec : stopped) {
+			this.cluster.killServer(spec);
+		}
+		long maxOverrun = 0;
+		int failed = 0;
+		for (int i = 0; i < 5; i++) {
+			long start = System.nanoTime();
+			try {
+				lock.acquire(Duration.ofMillis(1_000));
+				lock.unlock();
+			}
+			catch (LockAcquisitionException ex) {
+				failed++;
+				assertThat(ex.getMessage()).contains("'k0'");
+			}
+			maxOverrun = Math.max(maxOverrun, millis(System.nanoTime() - start) - 1_000);
+		}
+		assertThat(failed).isEqualTo(5);
+		assertThat(maxOverrun).isLessThan(500);
+		long restartedAt = System.nanoTime();
+		for (InstanceSpec spec : stopped) {
+			this.cluster.restartServer(spec);
+		}
+		long recoveredAt = 0;
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (recoveredAt == 0 && System.nanoTime() < deadline) {
+			try {
+				lock.acquire(Duration.ofSeconds(2));
+				recoveredAt = System.nanoTime();
+				lock.unlock();
+			}
+			catch (LockAcquisitionException ex) {
+				// quorum not back yet
+			}
+		}
+		assertThat(recoveredAt).as("acquired after the quorum came back").isPositive();
+		int orphans = awaitNoLockNodes(Duration.ofSeconds(20));
+		assertThat(orphans).isZero();
+		rows.add(row("3. quorum lost (2 of 3 stopped), restored", "–", 0, 0, orphans,
+				millis(recoveredAt - restartedAt) + " ms after restart",
+				failed + " of 5 failed during the loss, each within wait + " + Math.max(0, maxOverrun) + " ms"));
+	}
+
+	@Test
+	void holderSessionExpiresAndStaleWriteIsFenced() throws Exception {
+		ZkLockRegistry first = newRegistry();
+		ZkLockRegistry second = newRegistry();
+		List<LeaseState> reported = new CopyOnWriteArrayList<>();
+		first.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String key, String path, LeaseState state) {
+				reported.add(state);
+			}
+		});
+		FencedStore store = new FencedStore();
+		ZkLock stale = first.obtain("account");
+		stale.acquire(Duration.ofSeconds(5));
+		long staleToken = stale.fencingToken();
+		assertThat(store.write(staleToken, "first")).isTrue();
+		long expiredAt = System.nanoTime();
+		first.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		ZkLock fresh = second.obtain("account");
+		fresh.acquire(Duration.ofSeconds(30));
+		long recovered = System.nanoTime();
+		assertThat(fresh.fencingToken()).isGreaterThan(staleToken);
+		assertThat(store.write(fresh.fencingToken(), "second")).isTrue();
+		// the old holder still believes nothing, until told: its late write carries the old token
+		assertThat(store.write(staleToken, "stale")).isFalse();
+		assertThat(store.value()).isEqualTo("second");
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (stale.leaseState() != LeaseState.LOST && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(stale.leaseState()).isEqualTo(LeaseState.LOST);
+		assertThat(reported).contains(LeaseState.LOST);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::unlock);
+		fresh.unlock();
+		int orphans = awaitNoLockNodes(Duration.ofSeconds(20));
+		assertThat(orphans).isZero();
+		rows.add(row("4. holder's session expired", "2", 0, 0, orphans,
+				millis(recovered - expiredAt) + " ms to the next holder", "stale write rejected by token"));
+	}
+
+	@Test
+	void holderJvmKilledWithSigkill() throws Exception {
+		Path log = this.dir.resolve("holder.log");
+		Process holder = startWorker("hold", 1, 1, 0, 0, log);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (!(Files.exists(log) && Files.readString(log).contains("held")) && System.nanoTime() < deadline) {
+			Thread.sleep(50);
+		}
+		assertThat(Files.readString(log)).contains("held");
+		ZkLockRegistry waiter = newRegistry();
+		ZkLock lock = waiter.obtain("k0");
+		assertThat(lock.tryLock(500, TimeUnit.MILLISECONDS)).isFalse();
+		long killedAt = System.nanoTime();
+		holder.destroyForcibly();
+		assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lock.tryLock(SESSION_TIMEOUT_MS * 3L, TimeUnit.MILLISECONDS)).isTrue();
+		long recovered = millis(System.nanoTime() - killedAt);
+		lock.unlock();
+		assertThat(recovered).isLessThan(SESSION_TIMEOUT_MS * 2L);
+		int orphans = awaitNoLockNodes(Duration.ofSeconds(20));
+		assertThat(orphans).isZero();
+		rows.add(row("5. holder JVM killed (SIGKILL)", "1", 0, 0, orphans,
+				recovered + " ms (session timeout " + SESSION_TIMEOUT_MS + " ms)", "–"));
+	}
+
+	// --- helpers ---
+
+	private List<Path> startContenders(int jvms, int threads, int keys, long durationMs, long waitMs)
+			throws Exception {
+		List<Path> logs = new ArrayList<>();
+		for (int i = 0; i < jvms; i++) {
+			Path log = this.dir.resolve("contender-" + i + ".csv");
+			logs.add(log);
+			startWorker("contend", keys, threads, durationMs, waitMs, log);
+		}
+		return logs;
+	}
+
+	private Process startWorker(String mode, int keys, int threads, long durationMs, long waitMs, Path log)
+			throws Exception {
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
+				System.getProperty("java.class.path"), FaultWorkerMain.class.getName(), mode,
+				this.cluster.getConnectString(), Integer.toString(SESSION_TIMEOUT_MS), Integer.toString(keys),
+				Integer.toString(threads), Long.toString(durationMs), Long.toString(waitMs), log.toString());
+		builder.redirectErrorStream(true);
+		builder.redirectOutput(this.dir.resolve(log.getFileName() + ".out").toFile());
+		Process process = builder.start();
+		this.processes.add(process);
+		return process;
+	}
+
+	private List<String> awaitWorkers(long durationMs) throws Exception {
+		List<String> summaries = new ArrayList<>();
+		int index = 0;
+		for (Process process : this.processes) {
+			boolean exited = process.waitFor(durationMs + 60_000, TimeUnit.MILLISECONDS);
+			Path out = this.dir.resolve("contender-" + index + ".csv.out");
+			String output = Files.exists(out) ? Files.readString(out) : "";
+			assertThat(exited).as("worker %d ended (no hang); output:%n%s", index, output).isTrue();
+			assertThat(process.exitValue()).as("worker %d exit code; output:%n%s", index, output).isZero();
+			output.lines().filter((line) -> line.startsWith("SUMMARY")).forEach(summaries::add);
+			index++;
+		}
+		return summaries;
+	}
+
+	private ZkLockRegistry newRegistry() throws Exception {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(),
+				SESSION_TIMEOUT_MS, 3_000, new RetryOneTime(100));
+		client.start();
+		client.blockUntilConnected(20, TimeUnit.SECONDS);
+		ZkLockRegistry registry = new ZkLockRegistry(client);
+		this.closeables.add(0, client);
+		this.closeables.add(0, registry);
+		return registry;
+	}
+
+	/**
+	 * Wait until no lock node remains under {@code /locks}; return how many remain.
+	 */
+	private int awaitNoLockNodes(Duration timeout) throws Exception {
+		try (CuratorFramework client = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(),
+				new RetryOneTime(200))) {
+			client.start();
+			client.blockUntilConnected(20, TimeUnit.SECONDS);
+			long deadline = System.nanoTime() + timeout.toNanos();
+			int remaining;
+			do {
+				remaining = 0;
+				if (client.checkExists().forPath("/locks") != null) {
+					for (String key : client.getChildren().forPath("/locks")) {
+						try {
+							remaining += client.getChildren().forPath("/locks/" + key).size();
+						}
+						catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
+							// container reaped meanwhile
+						}
+					}
+				}
+				if (remaining > 0) {
+					Thread.sleep(100);
+				}
+			}
+			while (remaining > 0 && System.nanoTime() < deadline);
+			return remaining;
+		}
+	}
+
+	private InstanceSpec leaderQuietly() {
+		try {
+			return leader();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * The leader, asked of each server with the {@code srvr} four-letter command.
+	 */
+	private InstanceSpec leader() throws Exception {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (System.nanoTime() < deadline) {
+			for (InstanceSpec spec : this.cluster.getInstances()) {
+				if (mode(spec).contains("leader")) {
+					return spec;
+				}
+			}
+			Thread.sleep(100);
+		}
+		throw new IllegalStateException("No leader");
+	}
+
+	private static String mode(InstanceSpec spec) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 1_000);
+			socket.setSoTimeout(2_000);
+			OutputStream out = socket.getOutputStream();
+			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			return in.lines().filter((line) -> line.startsWith("Mode:")).findFirst().orElse("");
+		}
+		catch (Exception ex) {
+			return "";
+		}
+	}
+
+	private static long millis(long nanos) {
+		return TimeUnit.NANOSECONDS.toMillis(nanos);
+	}
+
+	private static String failures(List<String> summaries) {
+		long timeouts = 0;
+		long notConnected = 0;
+		long lost = 0;
+		long overrun = 0;
+		for (String summary : summaries) {
+			Map<String, Long> values = new HashMap<>();
+			for (String part : summary.substring("SUMMARY ".length()).split(" ")) {
+				String[] kv = part.split("=");
+				values.put(kv[0], Long.parseLong(kv[1]));
+			}
+			timeouts += values.get("timeouts");
+			notConnected += values.get("notConnected");
+			lost += values.get("lost");
+			overrun = Math.max(overrun, values.get("maxOverrunMs"));
+			assertThat(values.get("unexpected")).isZero();
+		}
+		return timeouts + " timed out, " + notConnected + " not connected, " + lost + " lost; worst overrun of the wait "
+				+ Math.max(0, overrun) + " ms";
+	}
+
+	private void report(String scenario, Analysis analysis, int orphans, long recoveryMs, String failures) {
+		rows.add(row(scenario, Integer.toString(analysis.grants()), analysis.overlaps(), analysis.tokenRegressions(),
+				orphans, recoveryMs + " ms to the first grant after the fault", failures));
+	}
+
+	private static String row(String scenario, String grants, int overlaps, int regressions, int orphans,
+			String recovery, String failures) {
+		return "| " + scenario + " | " + grants + " | " + overlaps + " | " + regressions + " | " + orphans + " | "
+				+ recovery + " | " + failures + " |";
+	}
+
+	/**
+	 * The intervals logged by all workers, checked per key.
+	 */
+	record Analysis(int grants, int overlaps, int tokenRegressions, List<long[]> enters) {
+
+		static Analysis of(List<Path> logs) throws Exception {
+			Map<String, List<String[]>> byKey = new HashMap<>();
+			List<long[]> enters = new ArrayList<>();
+			int grants = 0;
+			for (Path log : logs) {
+				for (String line : Files.readAllLines(log)) {
+					String[] parts = line.split(",");
+					byKey.computeIfAbsent(parts[0], (k) -> new ArrayList<>()).add(parts);
+					enters.add(new long[] { Long.parseLong(parts[1]) });
+					grants++;
+				}
+			}
+			int overlaps = 0;
+			int regressions = 0;
+			for (List<String[]> intervals : byKey.values()) {
+				intervals.sort(Comparator.comparingLong((String[] parts) -> Long.parseLong(parts[1])));
+				for (int i = 1; i < intervals.size(); i++) {
+					String[] previous = intervals.get(i - 1);
+					String[] current = intervals.get(i);
+					if (Long.parseLong(current[1]) < Long.parseLong(previous[2])) {
+						overlaps++;
+					}
+					if (Long.parseLong(current[3]) < Long.parseLong(previous[3])) {
+						regressions++;
+					}
+				}
+			}
+			return new Analysis(grants, overlaps, regressions, enters);
+		}
+
+		void assertSafe() {
+			assertThat(this.grants).as("grants").isPositive();
+			assertThat(this.overlaps).as("overlapping critical sections").isZero();
+			assertThat(this.tokenRegressions).as("fencing tokens going back").isZero();
+		}
+
+		long grantsAfter(long nanos) {
+			return this.enters.stream().filter((enter) -> enter[0] > nanos).count();
+		}
+
+		long firstGrantAfter(long nanos) {
+			return this.enters.stream().mapToLong((enter) -> enter[0]).filter((enter) -> enter > nanos).min().orElse(nanos);
+		}
+
+	}
+
+	/**
+	 * A tiny storage that accepts a write only with a fencing token at least as large as any it
+	 * has seen: what makes a stale holder harmless.
+	 */
+	static final class FencedStore {
+
+		private long highestToken;
+
+		private String value = "";
+
+		synchronized boolean write(long token, String value) {
+			if (token < this.highestToken) {
+				return false;
+			}
+			this.highestToken = token;
+			this.value = value;
+			return true;
+		}
+
+		synchronized String value() {
+			return this.value;
+		}
+
+	}
+
+}
