@@ -85,6 +85,9 @@ public final class ZkLockAutoConfiguration {
 			builder.authorization("digest", credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8))
 				.aclProvider(new CreatorOnlyAclProvider());
 		}
+		if (properties.getTls().isEnabled()) {
+			builder.zkClientConfig(TlsClientConfig.of(properties.getTls()));
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		CuratorFramework client = builder.build();
 		client.start();

@@ -80,6 +80,11 @@ public class ZkLockProperties {
 	 */
 	private final Embedded embedded = new Embedded();
 
+	/**
+	 * TLS to ZooKeeper.
+	 */
+	private final Tls tls = new Tls();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -154,6 +159,10 @@ public class ZkLockProperties {
 
 	public Embedded getEmbedded() {
 		return this.embedded;
+	}
+
+	public Tls getTls() {
+		return this.tls;
 	}
 
 	/**
@@ -384,6 +393,122 @@ public class ZkLockProperties {
 
 		public void setDataDir(@Nullable Path dataDir) {
 			this.dataDir = dataDir;
+		}
+
+	}
+
+	/**
+	 * TLS to ZooKeeper's secure client port, through ZooKeeper's Netty client. Passwords are
+	 * passed to the client only, never logged or shown.
+	 */
+	public static class Tls {
+
+		/**
+		 * Whether to connect over TLS.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Location of the client's key store (a file path), for servers that require client
+		 * certificates.
+		 */
+		private @Nullable String keyStore;
+
+		/**
+		 * Password of the key store.
+		 */
+		private @Nullable String keyStorePassword;
+
+		/**
+		 * Type of the key store (PKCS12, JKS, PEM); inferred from the file extension when not
+		 * set.
+		 */
+		private @Nullable String keyStoreType;
+
+		/**
+		 * Location of the trust store (a file path) holding the certificates that the server's
+		 * certificate is checked against.
+		 */
+		private @Nullable String trustStore;
+
+		/**
+		 * Password of the trust store.
+		 */
+		private @Nullable String trustStorePassword;
+
+		/**
+		 * Type of the trust store (PKCS12, JKS, PEM); inferred from the file extension when not
+		 * set.
+		 */
+		private @Nullable String trustStoreType;
+
+		/**
+		 * Whether to check that the server's certificate matches its host name.
+		 */
+		private boolean hostnameVerification = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getKeyStore() {
+			return this.keyStore;
+		}
+
+		public void setKeyStore(@Nullable String keyStore) {
+			this.keyStore = keyStore;
+		}
+
+		public @Nullable String getKeyStorePassword() {
+			return this.keyStorePassword;
+		}
+
+		public void setKeyStorePassword(@Nullable String keyStorePassword) {
+			this.keyStorePassword = keyStorePassword;
+		}
+
+		public @Nullable String getKeyStoreType() {
+			return this.keyStoreType;
+		}
+
+		public void setKeyStoreType(@Nullable String keyStoreType) {
+			this.keyStoreType = keyStoreType;
+		}
+
+		public @Nullable String getTrustStore() {
+			return this.trustStore;
+		}
+
+		public void setTrustStore(@Nullable String trustStore) {
+			this.trustStore = trustStore;
+		}
+
+		public @Nullable String getTrustStorePassword() {
+			return this.trustStorePassword;
+		}
+
+		public void setTrustStorePassword(@Nullable String trustStorePassword) {
+			this.trustStorePassword = trustStorePassword;
+		}
+
+		public @Nullable String getTrustStoreType() {
+			return this.trustStoreType;
+		}
+
+		public void setTrustStoreType(@Nullable String trustStoreType) {
+			this.trustStoreType = trustStoreType;
+		}
+
+		public boolean isHostnameVerification() {
+			return this.hostnameVerification;
+		}
+
+		public void setHostnameVerification(boolean hostnameVerification) {
+			this.hostnameVerification = hostnameVerification;
 		}
 
 	}

@@ -54,6 +54,11 @@ public final class ZkLockPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("zklock.embedded.port", embeddedPort,
 					"must be between 0 (a free port) and 65535");
 		}
+		ZkLockProperties.Tls tls = properties.getTls();
+		if (tls.isEnabled() && (tls.getTrustStore() == null || tls.getTrustStore().isBlank())) {
+			throw new InvalidConfigurationPropertyValueException("zklock.tls.trust-store", tls.getTrustStore(),
+					"must be set when zklock.tls.enabled is true");
+		}
 		String namespace = properties.getNamespace();
 		if (namespace != null && (namespace.startsWith("/") || namespace.endsWith("/"))) {
 			throw new InvalidConfigurationPropertyValueException("zklock.namespace", namespace,

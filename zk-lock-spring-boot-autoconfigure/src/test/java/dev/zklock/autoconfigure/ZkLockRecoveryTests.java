@@ -1,0 +1,114 @@
+package dev.zklock.autoconfigure;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
+import dev.zklock.autoconfigure.health.ZkLockHealthIndicator;
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Fault scenarios 6 and 7 of the fault matrix, at the application level: ZooKeeper absent at
+ * startup, and ZooKeeper restarted while the application is idle. Both recover without an
+ * application restart. Rows go to {@code target/fault-matrix.md}.
+ */
+@Timeout(120)
+class ZkLockRecoveryTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@BeforeAll
+	static void resetReport() throws Exception {
+		Files.deleteIfExists(Path.of("target", "fault-matrix.md"));
+	}
+
+	private ApplicationContextRunner runner(String connectString) {
+		return new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockHealthContributorAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + connectString, "zklock.session-timeout=4s",
+					"zklock.connection-timeout=2s", "zklock.initial-connect-wait=500ms");
+	}
+
+	@Test
+	void zooKeeperAbsentAtStartupThenStarted() throws Exception {
+		int port;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		runner("127.0.0.1:" + port).run((context) -> {
+			assertThat(context).hasNotFailed();
+			ZkLockHealthIndicator health = context.getBean(ZkLockHealthIndicator.class);
+			assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+			try (TestingServer server = new TestingServer(port, true)) {
+				long started = System.nanoTime();
+				awaitUp(health);
+				long up = System.nanoTime();
+				context.getBean(ZkLockRegistry.class).executeLocked("after-start", Duration.ofSeconds(10), () -> {
+				});
+				long locked = System.nanoTime();
+				report("| 6. ZooKeeper absent at startup, started later | app started, health DOWN | UP "
+						+ millis(up - started) + " ms after ZooKeeper started; first lock "
+						+ millis(locked - started) + " ms after |");
+			}
+		});
+	}
+
+	@Test
+	void zooKeeperRestartedWhileIdle() throws Exception {
+		runner(this.zk.connectString()).run((context) -> {
+			ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
+			registry.executeLocked("idle", Duration.ofSeconds(5), () -> {
+			});
+			this.zk.server().restart();
+			long restarted = System.nanoTime();
+			registry.executeLocked("idle", Duration.ofSeconds(10), () -> {
+			});
+			long locked = System.nanoTime();
+			awaitUp(context.getBean(ZkLockHealthIndicator.class));
+			assertThat(this.zk.children("/locks/idle")).isEmpty();
+			report("| 7. ZooKeeper restarted while idle | next lock call works | first lock " + millis(locked - restarted)
+					+ " ms after the restart |");
+		});
+	}
+
+	private static void awaitUp(ZkLockHealthIndicator health) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!health.health().getStatus().equals(Status.UP) && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+	}
+
+	private static long millis(long nanos) {
+		return TimeUnit.NANOSECONDS.toMillis(nanos);
+	}
+
+	private static synchronized void report(String row) throws Exception {
+		Path report = Path.of("target", "fault-matrix.md");
+		Files.createDirectories(report.getParent());
+		if (!Files.exists(report)) {
+			Files.write(report, List.of("| scenario | behaviour | time to recover |", "|---|---|---|"));
+		}
+		Files.writeString(report, row + "\n", java.nio.file.StandardOpenOption.APPEND);
+	}
+
+}
