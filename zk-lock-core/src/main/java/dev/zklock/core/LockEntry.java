@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.zookeeper.Watcher;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +25,7 @@ final class LockEntry {
 
 	private final String path;
 
-	private final ReentrantLock mutex = new ReentrantLock();
+	private final Object mutex = new Object();
 
 	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
@@ -49,8 +49,11 @@ final class LockEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	/** Threads and leases inside acquire or holding; guarded by the registry map's bin lock. */
-	int refs;
+	/**
+	 * Threads and leases inside acquire or holding; -1 once the entry has left the registry's
+	 * map, after which it is never used again.
+	 */
+	private final AtomicInteger refs = new AtomicInteger(1);
 
 	private final Watcher childWatcher = (event) -> {
 		if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
@@ -75,8 +78,8 @@ final class LockEntry {
 		return this.childWatcher;
 	}
 
-	void remoteWaiting(boolean remoteWaiting) {
-		this.remoteWaiting = remoteWaiting;
+	void noteRemoteWaiter() {
+		this.remoteWaiting = true;
 	}
 
 	@Nullable Thread ownerThread() {
@@ -102,12 +105,8 @@ final class LockEntry {
 	}
 
 	int waiterCount() {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			return this.waiters.size();
-		}
-		finally {
-			this.mutex.unlock();
 		}
 	}
 
@@ -115,12 +114,8 @@ final class LockEntry {
 	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
 	 */
 	int waitingCount() {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
-		}
-		finally {
-			this.mutex.unlock();
 		}
 	}
 
@@ -129,25 +124,60 @@ final class LockEntry {
 	}
 
 	/**
-	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
-	 * @return whether the slot was granted
+	 * Count one more user, unless the entry has already left the map.
 	 */
-	boolean acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
+	boolean tryRetain() {
+		int current;
+		do {
+			current = this.refs.get();
+			if (current < 0) {
+				return false;
+			}
+		}
+		while (!this.refs.compareAndSet(current, current + 1));
+		return true;
+	}
+
+	/**
+	 * Count one user less; returns whether that was the last one and the entry is now retired,
+	 * so the caller must remove it from the map.
+	 */
+	boolean releaseAndRetire() {
+		return this.refs.decrementAndGet() == 0 && isIdle() && this.refs.compareAndSet(0, -1);
+	}
+
+	/**
+	 * How {@link #acquireSlot} ended.
+	 */
+	enum Slot {
+
+		/** Not granted within the deadline. */
+		TIMED_OUT,
+
+		/** The slot is ours, without a lease: acquire one in ZooKeeper. */
+		GRANTED,
+
+		/** The slot is ours with the previous holder's lease: we hold the lock already. */
+		HANDED_OFF
+
+	}
+
+	/**
+	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
+	 * @return how it ended
+	 */
+	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		Waiter waiter;
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			if (this.holder == null && this.waiters.isEmpty()) {
 				this.holder = who;
-				return true;
+				return Slot.GRANTED;
 			}
 			if (deadline.isExpired()) {
-				return false;
+				return Slot.TIMED_OUT;
 			}
 			waiter = new Waiter(Thread.currentThread(), who);
 			this.waiters.addLast(waiter);
-		}
-		finally {
-			this.mutex.unlock();
 		}
 		while (!waiter.granted) {
 			long remaining = deadline.remainingNanos();
@@ -160,13 +190,13 @@ final class LockEntry {
 					if (!leaveQueue(waiter)) {
 						// Granted while we were interrupted: take it, keep the interrupt for later
 						Thread.currentThread().interrupt();
-						return true;
+						return waiter.outcome;
 					}
 					throw ex;
 				}
 			}
 			if (remaining <= 0) {
-				return !leaveQueue(waiter);
+				return leaveQueue(waiter) ? Slot.TIMED_OUT : waiter.outcome;
 			}
 			if (deadline.isInfinite()) {
 				LockSupport.park(this);
@@ -175,63 +205,38 @@ final class LockEntry {
 				LockSupport.parkNanos(this, remaining);
 			}
 		}
-		return true;
+		return waiter.outcome;
 	}
 
 	/**
 	 * Leave the queue unless already granted. Returns whether we left.
 	 */
 	private boolean leaveQueue(Waiter waiter) {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			if (waiter.granted) {
 				return false;
 			}
 			this.waiters.remove(waiter);
 			return true;
 		}
-		finally {
-			this.mutex.unlock();
-		}
-	}
-
-	/**
-	 * Return the lease handed over with the slot if it can still be used; one that cannot is
-	 * given to the reaper, and the holder must acquire afresh.
-	 */
-	@Nullable Lease takeOverLease(NodeReaper reaper) {
-		this.mutex.lock();
-		try {
-			Lease current = this.lease;
-			if (current != null && current.state() != LeaseState.HELD) {
-				this.lease = null;
-				reaper.delete(current.nodePath());
-				return null;
-			}
-			return current;
-		}
-		finally {
-			this.mutex.unlock();
-		}
 	}
 
 	/**
 	 * Record the newly acquired lease and the holder.
 	 */
-	void held(Object who, @Nullable Lease newLease) {
-		this.mutex.lock();
-		try {
-			if (newLease != null) {
-				this.lease = newLease;
-				this.handoffsWhileRemoteWaiting = 0;
-			}
-			this.ownerThread = (who instanceof Thread thread) ? thread : null;
-			this.holds = 1;
-			this.heldSince = Instant.now();
+	void held(Object who, Lease newLease) {
+		synchronized (this.mutex) {
+			this.lease = newLease;
+			this.handoffsWhileRemoteWaiting = 0;
+			markHeld(who);
 		}
-		finally {
-			this.mutex.unlock();
-		}
+	}
+
+	/** Guarded by mutex. */
+	private void markHeld(Object who) {
+		this.ownerThread = (who instanceof Thread thread) ? thread : null;
+		this.holds = 1;
+		this.heldSince = Instant.now();
 	}
 
 	/**
@@ -239,8 +244,7 @@ final class LockEntry {
 	 * else delete the lease's node first.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, NodeReaper reaper) {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			if (this.holder != who) {
 				throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by " + who);
 			}
@@ -270,17 +274,16 @@ final class LockEntry {
 			this.holds = 0;
 			if (next != null) {
 				this.waiters.pollFirst();
-				this.holder = next.who;
-				next.granted = true;
-				LockSupport.unpark(next.thread);
+				if (handedOff) {
+					// The next holder holds from now: it returns without touching the mutex again
+					markHeld(next.who);
+				}
+				grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
 			}
 			else {
 				this.holder = null;
 			}
 			return new Release(current, delete, handedOff);
-		}
-		finally {
-			this.mutex.unlock();
 		}
 	}
 
@@ -288,33 +291,31 @@ final class LockEntry {
 	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter tries.
 	 */
 	void abandonSlot(Object who) {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			if (this.holder != who) {
 				return;
 			}
 			Waiter next = this.waiters.pollFirst();
 			if (next != null) {
-				this.holder = next.who;
-				next.granted = true;
-				LockSupport.unpark(next.thread);
+				grant(next, Slot.GRANTED);
 			}
 			else {
 				this.holder = null;
 			}
 		}
-		finally {
-			this.mutex.unlock();
-		}
+	}
+
+	/** Guarded by mutex. */
+	private void grant(Waiter next, Slot outcome) {
+		this.holder = next.who;
+		next.outcome = outcome;
+		next.granted = true;
+		LockSupport.unpark(next.thread);
 	}
 
 	boolean isIdle() {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
-		}
-		finally {
-			this.mutex.unlock();
 		}
 	}
 
@@ -322,8 +323,7 @@ final class LockEntry {
 	 * Return the threads waiting, in queue order, for diagnostics.
 	 */
 	String describeWaiters() {
-		this.mutex.lock();
-		try {
+		synchronized (this.mutex) {
 			StringBuilder sb = new StringBuilder();
 			for (Iterator<Waiter> it = this.waiters.iterator(); it.hasNext();) {
 				sb.append(it.next().thread.getName());
@@ -332,9 +332,6 @@ final class LockEntry {
 				}
 			}
 			return sb.toString();
-		}
-		finally {
-			this.mutex.unlock();
 		}
 	}
 
@@ -352,6 +349,9 @@ final class LockEntry {
 		final Thread thread;
 
 		final Object who;
+
+		/** Written before {@code granted}, read after it. */
+		Slot outcome = Slot.TIMED_OUT;
 
 		volatile boolean granted;
 

@@ -340,25 +340,24 @@ public class ZkLockRegistry implements AutoCloseable {
 		LockEntry entry = retain(key, path);
 		boolean acquired = false;
 		try {
-			if (!entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts)) {
+			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			if (slot == LockEntry.Slot.TIMED_OUT) {
 				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, "", null);
 			}
+			if (slot == LockEntry.Slot.HANDED_OFF) {
+				acquired = true;
+				return;
+			}
 			try {
-				Lease lease = entry.takeOverLease(this.reaper);
-				if (lease == null) {
-					Deadline zkDeadline = waitForOthers ? deadline
-							: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
-					lease = new ZkParticipant(this.ops, this.reaper, entry, zkDeadline, waitForOthers, interrupts)
-						.acquire();
-					if (lease.sessionId() != this.ops.sessionId()) {
-						// The session changed between the reply and now: we may have missed its events
-						lease.transition(LeaseState.LOST);
-					}
-					entry.held(who, lease);
+				Deadline zkDeadline = waitForOthers ? deadline
+						: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
+				Lease lease = new ZkParticipant(this.ops, this.reaper, entry, zkDeadline, waitForOthers, interrupts)
+					.acquire();
+				if (lease.sessionId() != this.ops.sessionId()) {
+					// The session changed between the reply and now: we may have missed its events
+					lease.transition(LeaseState.LOST);
 				}
-				else {
-					entry.held(who, null);
-				}
+				entry.held(who, lease);
 				acquired = true;
 			}
 			finally {
@@ -413,22 +412,36 @@ public class ZkLockRegistry implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Find or create the key's entry and count us in, without locking the map: many threads
+	 * arriving for one key must not queue on a map bin before they queue on the lock.
+	 */
 	private LockEntry retain(String key, String path) {
-		return this.entries.compute(key, (k, existing) -> {
-			LockEntry entry = (existing != null) ? existing : new LockEntry(k, path);
-			entry.refs++;
-			return entry;
-		});
+		while (true) {
+			LockEntry entry = this.entries.get(key);
+			if (entry == null) {
+				LockEntry created = new LockEntry(key, path);
+				entry = this.entries.putIfAbsent(key, created);
+				if (entry == null) {
+					return created;
+				}
+			}
+			if (entry.tryRetain()) {
+				return entry;
+			}
+			// Retired by its last user a moment ago: help remove it and start over
+			this.entries.remove(key, entry);
+		}
 	}
 
+	/**
+	 * Count us out; the last one out of an idle entry removes it. A held entry always counts its
+	 * holder, so it is never removed.
+	 */
 	private void release(LockEntry entry) {
-		this.entries.computeIfPresent(entry.key(), (k, existing) -> {
-			if (existing != entry) {
-				return existing;
-			}
-			existing.refs--;
-			return (existing.refs == 0 && existing.isIdle()) ? null : existing;
-		});
+		if (entry.releaseAndRetire()) {
+			this.entries.remove(entry.key(), entry);
+		}
 	}
 
 	private void connectionStateChanged(CuratorFramework client, ConnectionState state) {

@@ -139,7 +139,11 @@ final class ZkParticipant {
 				}
 				if (index == 0) {
 					Stat stat = this.ourStat;
-					this.entry.remoteWaiting(children.size() > 1);
+					if (children.size() > 1) {
+						// Only ever raise it here: the child watch may already have raised it for a
+						// participant that joined after this (older) child list was read
+						this.entry.noteRemoteWaiter();
+					}
 					return new Lease(this.ourPath, stat.getCzxid(), stat.getEphemeralOwner());
 				}
 				this.lastHolder = children.get(0);

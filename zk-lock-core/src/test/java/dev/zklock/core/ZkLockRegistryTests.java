@@ -358,6 +358,43 @@ class ZkLockRegistryTests {
 	}
 
 	@Test
+	void twoJvmsHammeringOneKeyShareItFairly() throws Exception {
+		// Regression: a child watch event that beat the holder's own (older) child list used to be
+		// overwritten, so the holder never saw the remote waiter and kept the lock to itself (99 % / 1 %)
+		List<ZkLockRegistry> jvms = List.of(this.zk.newRegistry(), this.zk.newRegistry());
+		AtomicInteger[] grants = { new AtomicInteger(), new AtomicInteger() };
+		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int jvm = t % 2;
+				futures.add(executor.submit(() -> {
+					ZkLock lock = jvms.get(jvm).obtain("shared-hot");
+					while (!stop.get()) {
+						lock.lock();
+						grants[jvm].incrementAndGet();
+						lock.unlock();
+					}
+					return null;
+				}));
+			}
+			Thread.sleep(2_000);
+			stop.set(true);
+			for (Future<?> future : futures) {
+				future.get(10, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			stop.set(true);
+			executor.shutdownNow();
+		}
+		double total = grants[0].get() + grants[1].get();
+		assertThat(grants[0].get() / total).as("share of the first JVM (%s vs %s)", grants[0], grants[1])
+			.isBetween(0.25, 0.75);
+	}
+
+	@Test
 	void handOffDisabledReleasesInZooKeeperEveryTime() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(0));
 		AtomicInteger handoffs = new AtomicInteger();

@@ -11,9 +11,14 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Parses and evaluates {@code @DistributedLock} key expressions, the way Spring's cache
@@ -26,14 +31,19 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> keyCache = new ConcurrentHashMap<>(64);
 
-	private final @Nullable BeanFactory beanFactory;
+	private final @Nullable BeanResolver beanResolver;
+
+	private final ParameterNameDiscoverer parameterNames = new CachingParameterNameDiscoverer();
 
 	/**
 	 * Create a new instance.
 	 * @param beanFactory the bean factory that {@code @bean} references resolve against, if any
 	 */
 	public LockKeyExpressionEvaluator(@Nullable BeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		// Keys are evaluated on every locked call: let SpEL compile them to bytecode once warm
+		super(new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED,
+				LockKeyExpressionEvaluator.class.getClassLoader())));
+		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
 	/**
@@ -64,17 +74,37 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @return the discoverer
 	 */
 	public ParameterNameDiscoverer parameterNames() {
-		return getParameterNameDiscoverer();
+		return this.parameterNames;
 	}
 
 	private EvaluationContext createContext(Method method, Object[] args, Object target, Class<?> targetClass) {
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
-				getParameterNameDiscoverer());
-		if (this.beanFactory != null) {
-			context.setBeanResolver(new BeanFactoryResolver(this.beanFactory));
+				this.parameterNames);
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
 		}
 		return context;
+	}
+
+	/**
+	 * Parameter names are looked up on every evaluation; reflection answers the same each time.
+	 */
+	private static final class CachingParameterNameDiscoverer extends DefaultParameterNameDiscoverer {
+
+		private static final String[] NONE = new String[0];
+
+		private final Map<Method, String[]> names = new ConcurrentHashMap<>(64);
+
+		@Override
+		public String @Nullable [] getParameterNames(Method method) {
+			String[] cached = this.names.computeIfAbsent(method, (key) -> {
+				String[] discovered = super.getParameterNames(key);
+				return (discovered != null) ? discovered : NONE;
+			});
+			return (cached != NONE) ? cached : null;
+		}
+
 	}
 
 }

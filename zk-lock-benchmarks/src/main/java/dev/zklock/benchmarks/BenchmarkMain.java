@@ -1,0 +1,164 @@
+package dev.zklock.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the four scenarios against one standalone ZooKeeper in its own JVM, prints a table, writes
+ * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals (printed
+ * as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count or overlapping
+ * holders.
+ *
+ * <p>{@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in seconds.
+ */
+public final class BenchmarkMain {
+
+	private BenchmarkMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		boolean smoke = args.length > 0 && args[0].equals("smoke");
+		String scenarios = System.getProperty("bench.scenarios", "1,2,3,4");
+		Report report = run(smoke, scenarios, Path.of("target"));
+		System.exit(report.hasFailures() ? 1 : 0);
+	}
+
+	static Report run(boolean smoke, Path outputDir) throws Exception {
+		return run(smoke, "1,2,3,4", outputDir);
+	}
+
+	/**
+	 * Run some scenarios ({@code -Dbench.scenarios=2,4}, all by default).
+	 */
+	static Report run(boolean smoke, String scenarios, Path outputDir) throws Exception {
+		Report report = new Report();
+		Path work = Files.createTempDirectory("zk-lock-bench-runs");
+		List<Integer> threadCounts = smoke ? List.of(10) : List.of(100, 1000);
+		int big = threadCounts.get(threadCounts.size() - 1);
+		try (ExternalZooKeeper zk = new ExternalZooKeeper()) {
+			System.out.println("ZooKeeper " + zk.connectString() + " in its own JVM");
+			Map<String, Map<Integer, Long>> contention = scenarios.contains("1")
+					? ContentionScenario.run(zk, threadCounts, smoke ? 60 : 600, report) : Map.of();
+			Map<String, LatencyScenario.Latency> latency = scenarios.contains("2")
+					? LatencyScenario.run(zk, smoke ? 30 : 2_000, report) : Map.of();
+			Map<String, MultiJvmScenario.Run> multi = scenarios.contains("3")
+					? MultiJvmScenario.run(zk, smoke ? List.of(2) : List.of(2, 4), smoke ? List.of(1) : List.of(1, 64),
+							smoke ? 2 : 8, smoke ? 1_500 : 5_000, work, report)
+					: Map.of();
+			Map<String, Double> jmh = scenarios.contains("4") ? jmh(zk, smoke, report) : Map.of();
+			goals(report, contention, big, latency, multi, jmh);
+		}
+		String machine = Runtime.getRuntime().availableProcessors() + " cores, "
+				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name") + " "
+				+ System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
+				+ System.getProperty("os.arch") + "; ZooKeeper 3.9.4 standalone, own JVM, loopback, fsync on";
+		report.write(outputDir, machine,
+				"mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec" + (smoke ? " -Dbench.mode=smoke" : ""));
+		return report;
+	}
+
+	private static Map<String, Double> jmh(ExternalZooKeeper zk, boolean smoke, Report report) throws Exception {
+		String title = "Scenario 4: per-call overhead (JMH, average time)";
+		report.table(title, "benchmark", "ns per call");
+		Options options = new OptionsBuilder().include(AnnotationOverheadBenchmark.class.getName())
+			.param("connectString", zk.connectString())
+			.forks(smoke ? 0 : 1)
+			.warmupIterations(smoke ? 1 : 3)
+			.warmupTime(TimeValue.milliseconds(smoke ? 100 : 1_000))
+			.measurementIterations(smoke ? 1 : 5)
+			.measurementTime(TimeValue.milliseconds(smoke ? 200 : 1_000))
+			.threads(1)
+			.shouldFailOnError(true)
+			.build();
+		Collection<RunResult> results = new Runner(options).run();
+		Map<String, Double> scores = new java.util.HashMap<>();
+		for (RunResult result : results) {
+			String name = result.getParams().getBenchmark();
+			name = name.substring(name.lastIndexOf('.') + 1);
+			double score = result.getPrimaryResult().getScore();
+			scores.put(name, score);
+			report.row(title, name, Report.fixed(score, 0));
+		}
+		return scores;
+	}
+
+	private static void goals(Report report, Map<String, Map<Integer, Long>> contention, int big,
+			Map<String, LatencyScenario.Latency> latency, Map<String, MultiJvmScenario.Run> multi,
+			Map<String, Double> jmh) {
+		List<String> names = Implementation.names();
+		if (contention.isEmpty()) {
+			goalsWithoutContention(report, latency, multi, jmh);
+			return;
+		}
+		Long zk = value(contention, names.get(4), big);
+		Long perThread = value(contention, names.get(2), big);
+		Long shared = value(contention, names.get(1), big);
+		Long integration = value(contention, names.get(3), big);
+		Long floor = value(contention, names.get(6), big);
+		ratioGoal(report, "S1 " + big + " threads: zk-lock ≤ 0.05 × Curator per-thread", zk, perThread, 0.05);
+		ratioGoal(report, "S1 " + big + " threads: zk-lock ≤ 0.01 × Curator shared instance", zk, shared, 0.01);
+		ratioGoal(report, "S1 " + big + " threads: zk-lock ≤ 0.01 × Spring Integration", zk, integration, 0.01);
+		ratioGoal(report, "S1 " + big + " threads: zk-lock ≤ 3 × ReentrantLock", zk, floor, 3.0);
+		goalsWithoutContention(report, latency, multi, jmh);
+	}
+
+	private static void goalsWithoutContention(Report report, Map<String, LatencyScenario.Latency> latency,
+			Map<String, MultiJvmScenario.Run> multi, Map<String, Double> jmh) {
+		List<String> names = Implementation.names();
+		LatencyScenario.Latency ours = latency.get(names.get(4));
+		LatencyScenario.Latency curator = latency.get(names.get(1));
+		if (ours != null && curator != null) {
+			report.goal("S2: zk-lock latency ≤ 1.2 × Curator InterProcessMutex", ours.micros() <= 1.2 * curator.micros(),
+					Report.fixed(ours.micros(), 0) + " µs vs " + Report.fixed(curator.micros(), 0) + " µs (ratio "
+							+ Report.fixed(ours.micros() / curator.micros(), 2) + ")");
+			report.goal("S2: zk-lock at 3 ZooKeeper requests per cycle", ours.requests() <= 3.05,
+					Report.fixed(ours.requests(), 2) + " requests per cycle");
+		}
+		MultiJvmScenario.Run twoJvms = multi.get("zklock:2:1");
+		MultiJvmScenario.Run curatorTwo = multi.get("curator:2:1");
+		if (twoJvms != null) {
+			boolean fair = twoJvms.shares().size() == 2
+					&& twoJvms.shares().stream().allMatch((share) -> share >= 0.30 && share <= 0.70);
+			report.goal("S3: 2 JVMs on one key each get 30–70 % of grants", fair, twoJvms.shares()
+				.stream()
+				.map((share) -> Report.fixed(share * 100, 0) + " %")
+				.toList()
+				.toString());
+			if (curatorTwo != null) {
+				report.goal("S3: 2 JVMs on one key: throughput ≥ Curator per-thread",
+						twoJvms.throughput() >= curatorTwo.throughput(), Report.fixed(twoJvms.throughput(), 0)
+								+ " vs " + Report.fixed(curatorTwo.throughput(), 0) + " grants/s");
+			}
+		}
+		Double reentrant = jmh.get("annotatedReentrant");
+		if (reentrant != null) {
+			report.goal("S4: @DistributedLock reentrant fast path ≤ 1 µs per call", reentrant <= 1_000,
+					Report.fixed(reentrant, 0) + " ns");
+		}
+	}
+
+	private static Long value(Map<String, Map<Integer, Long>> results, String name, int threads) {
+		Map<Integer, Long> byThreads = results.get(name);
+		return (byThreads != null) ? byThreads.get(threads) : null;
+	}
+
+	private static void ratioGoal(Report report, String description, Long ours, Long theirs, double limit) {
+		if (ours == null || theirs == null) {
+			report.goal(description, false, "not measured (a run did not finish)");
+			return;
+		}
+		double ratio = ours / (double) theirs;
+		report.goal(description, ratio <= limit,
+				Report.ms(ours) + " ms vs " + Report.ms(theirs) + " ms (ratio " + Report.fixed(ratio, 3) + ")");
+	}
+
+}

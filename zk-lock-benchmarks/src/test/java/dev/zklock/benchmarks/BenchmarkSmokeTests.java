@@ -1,0 +1,29 @@
+package dev.zklock.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the benchmark compiling and running: the smoke mode (tiny sizes) against a real
+ * standalone ZooKeeper in its own JVM. Asserts correctness only; timings are reported, never
+ * asserted.
+ */
+@Timeout(180)
+class BenchmarkSmokeTests {
+
+	@Test
+	void smokeRunHasNoCorrectnessFailure() throws Exception {
+		Path output = Path.of("target", "benchmark-smoke");
+		Report report = BenchmarkMain.run(true, output);
+		assertThat(report.hasFailures()).isFalse();
+		assertThat(Files.readString(output.resolve("benchmark-results.md"))).contains("Scenario 1", "Scenario 2",
+				"Scenario 3", "Scenario 4", "Goals");
+		assertThat(Files.readAllLines(output.resolve("benchmark-results.csv"))).hasSizeGreaterThan(10);
+	}
+
+}
