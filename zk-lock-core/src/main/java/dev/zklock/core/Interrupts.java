@@ -32,10 +32,6 @@ final class Interrupts {
 		this.deferred = true;
 	}
 
-	boolean isInterruptible() {
-		return this.interruptible;
-	}
-
 	/**
 	 * Restore an interrupt that was deferred.
 	 */

@@ -2,7 +2,6 @@ package dev.zklock.core;
 
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -316,22 +315,6 @@ final class LockEntry {
 	boolean isIdle() {
 		synchronized (this.mutex) {
 			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
-		}
-	}
-
-	/**
-	 * Return the threads waiting, in queue order, for diagnostics.
-	 */
-	String describeWaiters() {
-		synchronized (this.mutex) {
-			StringBuilder sb = new StringBuilder();
-			for (Iterator<Waiter> it = this.waiters.iterator(); it.hasNext();) {
-				sb.append(it.next().thread.getName());
-				if (it.hasNext()) {
-					sb.append(", ");
-				}
-			}
-			return sb.toString();
 		}
 	}
 

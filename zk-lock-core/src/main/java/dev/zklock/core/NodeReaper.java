@@ -94,12 +94,6 @@ final class NodeReaper {
 		}
 	}
 
-	int pendingCount() {
-		synchronized (this.pending) {
-			return this.pending.size();
-		}
-	}
-
 	private void retryLater(Throwable ex, Runnable retry, String path) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof KeeperException.SessionExpiredException) {

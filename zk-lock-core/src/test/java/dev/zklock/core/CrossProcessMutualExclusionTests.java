@@ -81,14 +81,9 @@ class CrossProcessMutualExclusionTests {
 
 	private Process startWorker(String mode, String key, int threads, int iterations, Path counter, Path log, int index)
 			throws Exception {
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), LockWorkerMain.class.getName(), mode, this.zk.connectString(), key,
-				Integer.toString(threads), Integer.toString(iterations), counter.toString(), log.toString());
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(this.dir.resolve("worker-" + index + ".out").toFile());
-		return builder.start();
+		return ChildJvm.start(LockWorkerMain.class, this.dir.resolve("worker-" + index + ".out"), mode,
+				this.zk.connectString(), key, Integer.toString(threads), Integer.toString(iterations), counter.toString(),
+				log.toString());
 	}
-
 
 }

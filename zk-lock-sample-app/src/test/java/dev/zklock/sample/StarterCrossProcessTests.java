@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper;
+import dev.zklock.core.ChildJvm;
 import dev.zklock.counterapp.CounterApplication;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,16 +37,11 @@ class StarterCrossProcessTests {
 		try (EmbeddedZooKeeper zooKeeper = new EmbeddedZooKeeper(0, this.dir.resolve("zk"))) {
 			List<Process> processes = new ArrayList<>();
 			for (int i = 0; i < jvms; i++) {
-				String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-				ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-						System.getProperty("java.class.path"), CounterApplication.class.getName(),
+				processes.add(ChildJvm.start(CounterApplication.class, this.dir.resolve("jvm-" + i + ".log"),
 						"--zklock.connect-string=" + zooKeeper.getConnectString(), "--zklock.embedded.enabled=false",
 						"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
 						"--counter.file=" + counter, "--counter.threads=" + threads,
-						"--counter.iterations=" + iterations);
-				builder.redirectErrorStream(true);
-				builder.redirectOutput(this.dir.resolve("jvm-" + i + ".log").toFile());
-				processes.add(builder.start());
+						"--counter.iterations=" + iterations));
 			}
 			for (int i = 0; i < jvms; i++) {
 				Process process = processes.get(i);

@@ -192,7 +192,7 @@ class DistributedLockIntegrationTests {
 
 	@Test
 	void syntaxErrorFailsStartupNamingClassMethodAndExpression() {
-		runner().withUserConfiguration(BadSyntax.class).run((context) -> {
+		runner().withBean(BadSyntaxService.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(InvalidLockExpressionException.class)
@@ -203,7 +203,7 @@ class DistributedLockIntegrationTests {
 
 	@Test
 	void unknownParameterFailsStartupNamingClassMethodAndExpression() {
-		runner().withUserConfiguration(UnknownParameter.class).run((context) -> {
+		runner().withBean(UnknownParameterService.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(InvalidLockExpressionException.class)
@@ -215,7 +215,7 @@ class DistributedLockIntegrationTests {
 
 	@Test
 	void waitBelowMinusOneFailsStartup() {
-		runner().withUserConfiguration(BadWait.class).run((context) -> {
+		runner().withBean(BadWaitService.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was -2");
@@ -338,20 +338,18 @@ class DistributedLockIntegrationTests {
 				this.events.add("lock held, transaction active");
 			}
 			this.jdbc.update("update stock set qty = qty - 1 where sku = ?", sku);
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-				@Override
-				public void afterCompletion(int status) {
-					boolean held = Stock.this.registry.obtain("stock:" + sku).isHeldByCurrentThread();
-					Stock.this.events.add(((status == STATUS_COMMITTED) ? "after commit: " : "after rollback: ")
-							+ (held ? "lock still held" : "lock already released"));
-				}
-			});
+			recordLockAtCompletion(sku);
 		}
 
 		@Transactional
 		@DistributedLock(key = "'stock:' + #sku")
 		public void failAfterWrite(String sku) {
 			this.jdbc.update("update stock set qty = qty - 1 where sku = ?", sku);
+			recordLockAtCompletion(sku);
+			throw new IllegalStateException("boom");
+		}
+
+		private void recordLockAtCompletion(String sku) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 				@Override
 				public void afterCompletion(int status) {
@@ -360,7 +358,6 @@ class DistributedLockIntegrationTests {
 							+ (held ? "lock still held" : "lock already released"));
 				}
 			});
-			throw new IllegalStateException("boom");
 		}
 
 	}
@@ -447,16 +444,6 @@ class DistributedLockIntegrationTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class BadSyntax {
-
-		@Bean
-		BadSyntaxService badSyntaxService() {
-			return new BadSyntaxService();
-		}
-
-	}
-
 	public static class UnknownParameterService {
 
 		@DistributedLock(key = "'order:' + #orderId")
@@ -465,30 +452,10 @@ class DistributedLockIntegrationTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class UnknownParameter {
-
-		@Bean
-		UnknownParameterService unknownParameterService() {
-			return new UnknownParameterService();
-		}
-
-	}
-
 	public static class BadWaitService {
 
 		@DistributedLock(key = "'k'", waitMs = -2)
 		public void run() {
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class BadWait {
-
-		@Bean
-		BadWaitService badWaitService() {
-			return new BadWaitService();
 		}
 
 	}

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.zklock.core.ChildJvm;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
@@ -270,14 +271,9 @@ class FaultMatrixTests {
 
 	private Process startWorker(String mode, int keys, int threads, long durationMs, long waitMs, Path log)
 			throws Exception {
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), FaultWorkerMain.class.getName(), mode,
+		Process process = ChildJvm.start(FaultWorkerMain.class, this.dir.resolve(log.getFileName() + ".out"), mode,
 				this.cluster.getConnectString(), Integer.toString(SESSION_TIMEOUT_MS), Integer.toString(keys),
 				Integer.toString(threads), Long.toString(durationMs), Long.toString(waitMs), log.toString());
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(this.dir.resolve(log.getFileName() + ".out").toFile());
-		Process process = builder.start();
 		this.processes.add(process);
 		return process;
 	}
