@@ -115,9 +115,13 @@ public final class BenchmarkMain {
 			Map<String, MultiJvmScenario.Run> multi, Map<String, Double> jmh) {
 		List<String> names = Implementation.names();
 		LatencyScenario.Latency ours = latency.get(names.get(4));
-		LatencyScenario.Latency curator = latency.get(names.get(1));
+		// Uncontended, Curator's shared and per-thread runs are the same code: hold us to the faster
+		LatencyScenario.Latency curator = java.util.stream.Stream.of(latency.get(names.get(1)), latency.get(names.get(2)))
+			.filter(java.util.Objects::nonNull)
+			.min(java.util.Comparator.comparingDouble(LatencyScenario.Latency::micros))
+			.orElse(null);
 		if (ours != null && curator != null) {
-			report.goal("S2: zk-lock latency ≤ 1.2 × Curator InterProcessMutex", ours.micros() <= 1.2 * curator.micros(),
+			report.goal("S2: zk-lock latency ≤ 1.2 × Curator InterProcessMutex (the faster of its two runs)", ours.micros() <= 1.2 * curator.micros(),
 					Report.fixed(ours.micros(), 0) + " µs vs " + Report.fixed(curator.micros(), 0) + " µs (ratio "
 							+ Report.fixed(ours.micros() / curator.micros(), 2) + ")");
 			report.goal("S2: zk-lock at 3 ZooKeeper requests per cycle", ours.requests() <= 3.05,

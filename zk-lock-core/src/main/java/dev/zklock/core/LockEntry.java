@@ -195,7 +195,16 @@ final class LockEntry {
 				}
 			}
 			if (remaining <= 0) {
-				return leaveQueue(waiter) ? Slot.TIMED_OUT : waiter.outcome;
+				if (leaveQueue(waiter)) {
+					return Slot.TIMED_OUT;
+				}
+				if (waiter.outcome == Slot.GRANTED) {
+					// Granted a bare slot just as the wait ran out: pass it on rather than start a
+					// ZooKeeper attempt with no time left
+					abandonSlot(who);
+					return Slot.TIMED_OUT;
+				}
+				return waiter.outcome;
 			}
 			if (deadline.isInfinite()) {
 				LockSupport.park(this);

@@ -115,6 +115,7 @@ final class ZkParticipant {
 		String lockPath = this.entry.path();
 		while (true) {
 			boolean creating = false;
+			CompletableFuture<List<String>> pipelined = null;
 			try {
 				if (this.ourPath == null) {
 					if (this.createUncertain) {
@@ -126,10 +127,11 @@ final class ZkParticipant {
 						this.parentMissing = false;
 					}
 					creating = true;
-					createNode(lockPath);
+					pipelined = createNode(lockPath);
 					creating = false;
 				}
-				List<String> children = inQueueOrder(await(this.ops.getChildren(lockPath, this.entry.childWatcher())));
+				List<String> children = inQueueOrder(await((pipelined != null) ? pipelined
+						: this.ops.getChildren(lockPath, this.entry.childWatcher())));
 				String ourName = ZKPaths.getNodeFromPath(this.ourPath);
 				int index = children.indexOf(ourName);
 				if (index < 0) {
@@ -189,13 +191,20 @@ final class ZkParticipant {
 		}
 	}
 
-	private void createNode(String lockPath) throws Exception {
+	/**
+	 * Create our node and, in the same breath, ask for the children: one session's requests are
+	 * applied in order, so the list already holds our node, and the acquisition costs one round
+	 * trip instead of two. Returns the pending child list.
+	 */
+	private CompletableFuture<List<String>> createNode(String lockPath) throws Exception {
 		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + LOCK_NAME;
 		CompletableFuture<ZkOps.Created> create = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
+		CompletableFuture<List<String>> children = this.ops.getChildren(lockPath, this.entry.childWatcher());
 		try {
 			ZkOps.Created created = await(create);
 			this.ourPath = created.path();
 			this.ourStat = created.stat();
+			return children;
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			// We stop waiting, but the create may still land: whatever it makes is deleted
@@ -267,7 +276,11 @@ final class ZkParticipant {
 			try {
 				long millis = this.deadline.isInfinite() ? Integer.MAX_VALUE
 						: Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(remaining) + 1);
-				this.ops.client().blockUntilConnected((int) millis, TimeUnit.MILLISECONDS);
+				if (this.ops.client().blockUntilConnected((int) millis, TimeUnit.MILLISECONDS)
+						&& !this.ops.isConnected()) {
+					// Curator reports the connection back a moment before the handle does: don't spin
+					Thread.sleep(5);
+				}
 			}
 			catch (InterruptedException ex) {
 				this.interrupts.interrupted(ex);
