@@ -30,4 +30,28 @@ public final class ChildJvm {
 		return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
 	}
 
+	/**
+	 * Wait for child JVMs to exit with status 0, killing all of them if one does not end in time;
+	 * a failure message carries the child's output.
+	 * @param processes the children
+	 * @param outputs their output files, in the same order
+	 * @param timeout how long to wait for each
+	 * @throws Exception if waiting fails
+	 */
+	public static void awaitSuccess(List<Process> processes, List<Path> outputs, java.time.Duration timeout)
+			throws Exception {
+		for (int i = 0; i < processes.size(); i++) {
+			Process process = processes.get(i);
+			boolean exited = process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+			if (!exited) {
+				processes.forEach(Process::destroyForcibly);
+			}
+			String output = java.nio.file.Files.readString(outputs.get(i));
+			org.assertj.core.api.Assertions.assertThat(exited).as("JVM %d ended in time; output:%n%s", i, output).isTrue();
+			org.assertj.core.api.Assertions.assertThat(process.exitValue())
+				.as("JVM %d exit code; output:%n%s", i, output)
+				.isZero();
+		}
+	}
+
 }

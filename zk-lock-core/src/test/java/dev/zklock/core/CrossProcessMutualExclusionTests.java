@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,17 +51,11 @@ class CrossProcessMutualExclusionTests {
 		for (int i = 0; i < modes.size(); i++) {
 			processes.add(startWorker(modes.get(i), "counter", threads, iterations, counter, log, i));
 		}
-		for (int i = 0; i < processes.size(); i++) {
-			Process process = processes.get(i);
-			boolean exited = process.waitFor(150, TimeUnit.SECONDS);
-			if (!exited) {
-				processes.forEach(Process::destroyForcibly);
-			}
-			assertThat(exited).as("worker %d exited in time", i).isTrue();
-			assertThat(process.exitValue()).as("worker %d exit code; output: %s", i,
-					Files.readString(this.dir.resolve("worker-" + i + ".out")))
-				.isZero();
+		List<Path> outputs = new ArrayList<>();
+		for (int i = 0; i < modes.size(); i++) {
+			outputs.add(this.dir.resolve("worker-" + i + ".out"));
 		}
+		ChildJvm.awaitSuccess(processes, outputs, java.time.Duration.ofSeconds(150));
 		int expected = modes.size() * threads * iterations;
 		assertThat(Integer.parseInt(Files.readString(counter).trim())).isEqualTo(expected);
 		List<long[]> intervals = new ArrayList<>();

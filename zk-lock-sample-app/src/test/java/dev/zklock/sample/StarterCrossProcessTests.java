@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,17 +42,11 @@ class StarterCrossProcessTests {
 						"--counter.file=" + counter, "--counter.threads=" + threads,
 						"--counter.iterations=" + iterations));
 			}
+			List<Path> logs = new ArrayList<>();
 			for (int i = 0; i < jvms; i++) {
-				Process process = processes.get(i);
-				boolean exited = process.waitFor(200, TimeUnit.SECONDS);
-				if (!exited) {
-					processes.forEach(Process::destroyForcibly);
-				}
-				assertThat(exited).as("JVM %d exited in time", i).isTrue();
-				assertThat(process.exitValue()).as("JVM %d exit code; log:%n%s", i,
-						Files.readString(this.dir.resolve("jvm-" + i + ".log")))
-					.isZero();
+				logs.add(this.dir.resolve("jvm-" + i + ".log"));
 			}
+			ChildJvm.awaitSuccess(processes, logs, java.time.Duration.ofSeconds(200));
 		}
 		assertThat(Integer.parseInt(Files.readString(counter).trim())).isEqualTo(jvms * threads * iterations);
 	}
