@@ -172,7 +172,7 @@ final class DefaultZkLock implements ZkLock {
 	}
 
 	private boolean failedAttempt(AcquireFailure ex, @Nullable Duration wait) {
-		if (ex.reason() == LockAcquisitionException.Reason.ERROR) {
+		if (ex.reason() == LockAcquisitionException.Reason.ERROR || ex.reason() == LockAcquisitionException.Reason.CLOSED) {
 			throw ex.toException(this.key, this.path, (wait != null) ? wait : Duration.ZERO);
 		}
 		return false;

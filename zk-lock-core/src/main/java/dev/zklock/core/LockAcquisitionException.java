@@ -93,9 +93,20 @@ public class LockAcquisitionException extends RuntimeException {
 		NOT_CONNECTED("ZooKeeper could not be reached within the wait"),
 
 		/**
+		 * ZooKeeper was reachable, but did not reply to a request within the wait: a slow or
+		 * overloaded ensemble, or a connection that broke without the client noticing yet.
+		 */
+		NO_REPLY("ZooKeeper did not reply within the wait"),
+
+		/**
 		 * The waiting thread was interrupted.
 		 */
 		INTERRUPTED("the waiting thread was interrupted"),
+
+		/**
+		 * The registry was closed while the caller waited.
+		 */
+		CLOSED("the lock registry was closed while waiting"),
 
 		/**
 		 * ZooKeeper refused an operation, for example for lack of permission.

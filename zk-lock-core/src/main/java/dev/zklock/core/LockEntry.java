@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import org.apache.zookeeper.Watcher;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,6 +36,12 @@ final class LockEntry {
 	/** Set by the child watch when another participant joins the queue behind our node. */
 	private volatile boolean remoteWaiting;
 
+	/** Set when the registry closes: no slot is granted any more. Written under mutex. */
+	private volatile boolean closed;
+
+	/** The thread acquiring the key in ZooKeeper for the head of the queue, if any. */
+	private volatile @Nullable Thread acquirer;
+
 	/** Hand-offs made since a remote waiter was noticed; guarded by mutex. */
 	private int handoffsWhileRemoteWaiting;
 
@@ -54,12 +59,6 @@ final class LockEntry {
 	 */
 	private final AtomicInteger refs = new AtomicInteger(1);
 
-	private final Watcher childWatcher = (event) -> {
-		if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
-			this.remoteWaiting = true;
-		}
-	};
-
 	LockEntry(String key, String path) {
 		this.key = key;
 		this.path = path;
@@ -71,10 +70,6 @@ final class LockEntry {
 
 	String path() {
 		return this.path;
-	}
-
-	Watcher childWatcher() {
-		return this.childWatcher;
 	}
 
 	void noteRemoteWaiter() {
@@ -95,6 +90,10 @@ final class LockEntry {
 
 	/** Only the owner thread calls this. */
 	int incrementHolds() {
+		if (this.holds == Integer.MAX_VALUE) {
+			// As ReentrantLock does: wrapping around would let one unlock() release the lock
+			throw new Error("Maximum lock count exceeded");
+		}
 		return ++this.holds;
 	}
 
@@ -157,7 +156,10 @@ final class LockEntry {
 		GRANTED,
 
 		/** The slot is ours with the previous holder's lease: we hold the lock already. */
-		HANDED_OFF
+		HANDED_OFF,
+
+		/** The registry was closed while we waited. */
+		CLOSED
 
 	}
 
@@ -168,6 +170,9 @@ final class LockEntry {
 	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		Waiter waiter;
 		synchronized (this.mutex) {
+			if (this.closed) {
+				return Slot.CLOSED;
+			}
 			if (this.holder == null && this.waiters.isEmpty()) {
 				this.holder = who;
 				return Slot.GRANTED;
@@ -214,6 +219,38 @@ final class LockEntry {
 			}
 		}
 		return waiter.outcome;
+	}
+
+	/**
+	 * Grant no slot any more: every waiter in the queue leaves it with {@link Slot#CLOSED}, and
+	 * the thread acquiring in ZooKeeper is woken to notice. The holder keeps its hold.
+	 */
+	void close() {
+		synchronized (this.mutex) {
+			this.closed = true;
+			Waiter waiter;
+			while ((waiter = this.waiters.pollFirst()) != null) {
+				waiter.outcome = Slot.CLOSED;
+				waiter.granted = true;
+				LockSupport.unpark(waiter.thread);
+			}
+		}
+		Thread thread = this.acquirer;
+		if (thread != null) {
+			LockSupport.unpark(thread);
+		}
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Note the thread that acquires in ZooKeeper for the head of the queue, so that
+	 * {@link #close()} can wake it; {@code null} when it is done.
+	 */
+	void acquiring(@Nullable Thread thread) {
+		this.acquirer = thread;
 	}
 
 	/**

@@ -3,10 +3,14 @@ package dev.zklock.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,27 +21,61 @@ import org.slf4j.LoggerFactory;
  * broke. A delete that fails for want of a connection is kept and sent again on reconnect; when
  * the session is lost the pending work is dropped, because ZooKeeper removes a dead session's
  * ephemeral nodes itself.
+ *
+ * <p>It follows the connection on its own, and keeps doing so after {@link #close()} until the
+ * work it was given is done: a registry closed with a delete still pending must not leave that
+ * node to live as long as the session.
  */
-final class NodeReaper {
+final class NodeReaper implements ConnectionStateListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(NodeReaper.class);
 
+	private final CuratorFramework client;
+
 	private final ZkOps ops;
 
+	/** Work kept for want of a connection; guarded by itself. */
 	private final List<Runnable> pending = new ArrayList<>();
 
-	private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor((task) -> {
-		Thread thread = new Thread(task, "zk-lock-reaper");
-		thread.setDaemon(true);
-		return thread;
-	});
+	/** Requests sent whose outcome is not known yet. */
+	private final AtomicInteger inFlight = new AtomicInteger();
 
-	NodeReaper(ZkOps ops) {
+	private final ScheduledThreadPoolExecutor retries;
+
+	private volatile boolean closing;
+
+	private final AtomicBoolean detached = new AtomicBoolean();
+
+	NodeReaper(CuratorFramework client, ZkOps ops) {
+		this.client = client;
 		this.ops = ops;
+		this.retries = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "zk-lock-reaper");
+			thread.setDaemon(true);
+			return thread;
+		});
+		// No thread lingers while there is nothing to retry
+		this.retries.setKeepAliveTime(1, TimeUnit.SECONDS);
+		this.retries.allowCoreThreadTimeOut(true);
+		client.getConnectionStateListenable().addListener(this);
 	}
 
+	@Override
+	public void stateChanged(CuratorFramework client, ConnectionState state) {
+		switch (state) {
+			case CONNECTED, RECONNECTED -> resend();
+			case LOST -> sessionLost();
+			default -> {
+			}
+		}
+	}
+
+	/**
+	 * Take no more work once what was given is done, then stop following the connection.
+	 */
 	void close() {
-		this.retries.shutdownNow();
+		this.closing = true;
+		detachIfDone();
 	}
 
 	/**
@@ -45,72 +83,67 @@ final class NodeReaper {
 	 * @return a future that completes when the first try ends, successful or not
 	 */
 	CompletableFuture<Void> delete(String path) {
+		this.inFlight.incrementAndGet();
 		return this.ops.delete(path).handle((result, ex) -> {
 			if (ex != null) {
 				retryLater(ex, () -> delete(path), path);
 			}
+			done();
 			return null;
 		});
 	}
 
 	/**
-	 * Delete every child of a lock path whose name carries the given protection id: the only
-	 * way to find a node whose create reached the server but whose reply did not reach us.
+	 * Take over a create whose outcome the participant no longer waits for: delete the node
+	 * if it was created, search for it if the reply was lost.
+	 * @param create the create, done or still in flight
+	 * @param lockPath the lock path it was made under
+	 * @param protectionId the protection id in its name
 	 */
-	void sweep(String lockPath, String protectionId) {
-		this.ops.getChildren(lockPath, null).whenComplete((children, ex) -> {
-			if (ex != null) {
-				if (!(unwrap(ex) instanceof KeeperException.NoNodeException)) {
-					retryLater(ex, () -> sweep(lockPath, protectionId), lockPath);
-				}
-				return;
+	void deleteIfCreated(CompletableFuture<ZkOps.Created> create, String lockPath, String protectionId) {
+		this.inFlight.incrementAndGet();
+		create.whenComplete((created, ex) -> {
+			if (created != null) {
+				delete(created.path());
 			}
-			for (String child : children) {
-				if (child.contains(protectionId)) {
-					delete(lockPath + "/" + child);
-				}
+			else if (isUncertain(unwrap(ex))) {
+				sweep(lockPath, protectionId);
 			}
+			done();
 		});
 	}
 
 	/**
-	 * Send the work kept for want of a connection again.
+	 * Delete every child of a lock path whose name carries the given protection id: the only
+	 * way to find a node whose create reached the server but whose reply did not reach us. The
+	 * server is synced first, in case this connection landed on one that lags behind.
 	 */
-	void reconnected() {
-		List<Runnable> work;
-		synchronized (this.pending) {
-			work = new ArrayList<>(this.pending);
-			this.pending.clear();
-		}
-		work.forEach(Runnable::run);
+	void sweep(String lockPath, String protectionId) {
+		this.inFlight.incrementAndGet();
+		this.ops.sync(lockPath);
+		this.ops.getChildren(lockPath, null).whenComplete((children, ex) -> {
+			if (ex == null) {
+				for (String child : children) {
+					if (ZkParticipant.hasProtectionId(child, protectionId)) {
+						delete(lockPath + "/" + child);
+					}
+				}
+			}
+			else if (!(unwrap(ex) instanceof KeeperException.NoNodeException)) {
+				retryLater(ex, () -> sweep(lockPath, protectionId), lockPath);
+			}
+			done();
+		});
 	}
 
 	/**
-	 * Drop the kept work: the session that owned those nodes is gone, and so are they.
+	 * Whether a failure leaves open whether the request was applied: the reply was lost with the
+	 * connection.
 	 */
-	void sessionLost() {
-		synchronized (this.pending) {
-			this.pending.clear();
-		}
-	}
-
-	private void retryLater(Throwable ex, Runnable retry, String path) {
-		Throwable cause = unwrap(ex);
-		if (cause instanceof KeeperException.SessionExpiredException) {
-			return;
-		}
-		if (cause instanceof KeeperException.ConnectionLossException
-				|| cause instanceof KeeperException.OperationTimeoutException) {
-			synchronized (this.pending) {
-				this.pending.add(retry);
-			}
-			if (this.ops.isConnected() && !this.retries.isShutdown()) {
-				// Reconnected before this failure was seen: no reconnect event will come for it
-				this.retries.schedule(this::reconnected, 100, TimeUnit.MILLISECONDS);
-			}
-			return;
-		}
-		logger.warn("Could not delete lock node {}: {}", path, cause.toString());
+	static boolean isUncertain(Throwable failure) {
+		return failure instanceof KeeperException.ConnectionLossException
+				|| failure instanceof KeeperException.OperationTimeoutException
+				|| failure instanceof KeeperException.SessionMovedException;
 	}
 
 	static Throwable unwrap(Throwable ex) {
@@ -122,6 +155,67 @@ final class NodeReaper {
 			ex = ex.getCause();
 		}
 		return ex;
+	}
+
+	/**
+	 * Send the work kept for want of a connection again.
+	 */
+	private void resend() {
+		List<Runnable> work;
+		synchronized (this.pending) {
+			work = new ArrayList<>(this.pending);
+			this.pending.clear();
+		}
+		work.forEach(Runnable::run);
+		detachIfDone();
+	}
+
+	/**
+	 * Drop the kept work: the session that owned those nodes is gone, and so are they.
+	 */
+	private void sessionLost() {
+		synchronized (this.pending) {
+			this.pending.clear();
+		}
+		detachIfDone();
+	}
+
+	private void retryLater(Throwable ex, Runnable retry, String path) {
+		Throwable cause = unwrap(ex);
+		if (cause instanceof KeeperException.SessionExpiredException) {
+			return;
+		}
+		if (isUncertain(cause)) {
+			synchronized (this.pending) {
+				this.pending.add(retry);
+			}
+			if (this.ops.isConnected()) {
+				// Reconnected before this failure was seen: no reconnect event will come for it
+				this.retries.schedule(this::resend, 100, TimeUnit.MILLISECONDS);
+			}
+			return;
+		}
+		logger.warn("Could not delete lock node {}: {}", path, cause.toString());
+	}
+
+	private void done() {
+		this.inFlight.decrementAndGet();
+		detachIfDone();
+	}
+
+	private void detachIfDone() {
+		if (!this.closing || this.inFlight.get() > 0) {
+			return;
+		}
+		synchronized (this.pending) {
+			if (!this.pending.isEmpty()) {
+				return;
+			}
+		}
+		if (this.detached.compareAndSet(false, true)) {
+			this.client.getConnectionStateListenable().removeListener(this);
+			this.retries.shutdown();
+		}
 	}
 
 }

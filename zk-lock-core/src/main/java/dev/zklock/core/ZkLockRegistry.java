@@ -3,20 +3,20 @@ package dev.zklock.core;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,13 +51,15 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	private final ConcurrentHashMap<String, LockEntry> entries = new ConcurrentHashMap<>();
 
-	private final List<ZkLockListener> listeners = new CopyOnWriteArrayList<>();
+	private final ZkLockListeners listeners = new ZkLockListeners();
 
-	private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+	private final LockWatches watches;
+
+	private final SessionTracker sessions;
 
 	private volatile boolean closed;
 
-	private volatile ConnectionStatus connectionStatus;
+	private final AtomicBoolean detached = new AtomicBoolean();
 
 	/**
 	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
@@ -76,10 +78,9 @@ public class ZkLockRegistry implements AutoCloseable {
 		this.client = Objects.requireNonNull(client, "client must not be null");
 		this.options = Objects.requireNonNull(options, "options must not be null");
 		this.ops = new ZkOps(client, participantData(), options.acl());
-		this.reaper = new NodeReaper(this.ops);
-		this.connectionStatus = new ConnectionStatus(
-				client.getZookeeperClient().isConnected() ? ConnectionState.CONNECTED : null, Instant.now());
-		client.getConnectionStateListenable().addListener(this.connectionListener);
+		this.reaper = new NodeReaper(client, this.ops);
+		this.watches = new LockWatches(this::childrenChanged);
+		this.sessions = new SessionTracker(client, this.ops, this.entries.values(), this.listeners);
 	}
 
 	/**
@@ -162,11 +163,13 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Register a listener for lease state changes and hand-offs.
+	 * Register a listener for lease state changes and hand-offs. A listener that throws is
+	 * logged; it cannot keep the others from being told, nor the engine from tracking its
+	 * leases.
 	 * @param listener the listener
 	 */
 	public void addListener(ZkLockListener listener) {
-		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+		this.listeners.add(listener);
 	}
 
 	/**
@@ -252,39 +255,60 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the connection status
 	 */
 	public ConnectionStatus connectionStatus() {
-		return this.connectionStatus;
+		return this.sessions.status();
 	}
 
 	/**
 	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue order:
-	 * the first holds the lock. Reads ZooKeeper (one request per participant, plus one).
+	 * the first holds the lock. Reads ZooKeeper: the child list, then every child at once; the
+	 * whole read is bounded by the client's connection timeout.
 	 * @param key the key
 	 * @return the participants, empty if none
-	 * @throws Exception if ZooKeeper cannot be read
+	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws Exception if ZooKeeper refused the read
 	 */
 	public List<Participant> participants(String key) throws Exception {
 		String path = lockPath(key);
+		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		List<String> children;
 		try {
-			children = ZkParticipant.inQueueOrder(this.client.getChildren().forPath(path));
+			children = ZkParticipant.inQueueOrder(awaitRead(this.ops.getChildren(path, null), deadline, key, path));
 		}
-		catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
+		catch (KeeperException.NoNodeException ex) {
 			return List.of();
 		}
-		List<Participant> participants = new ArrayList<>();
+		List<CompletableFuture<ZkOps.@Nullable NodeData>> reads = new ArrayList<>();
 		for (String child : children) {
-			org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-			try {
-				byte[] data = this.client.getData().storingStatIn(stat).forPath(path + "/" + child);
-				participants.add(new Participant(child, ZkParticipant.sequenceOf(child),
-						(data != null) ? new String(data, StandardCharsets.UTF_8) : "", stat.getCzxid(),
-						participants.isEmpty(), stat.getEphemeralOwner()));
-			}
-			catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
+			reads.add(this.ops.getData(path + "/" + child, null));
+		}
+		List<Participant> participants = new ArrayList<>();
+		for (int i = 0; i < children.size(); i++) {
+			ZkOps.NodeData read = awaitRead(reads.get(i), deadline, key, path);
+			if (read == null) {
 				// Released while we read: no longer a participant
+				continue;
 			}
+			String child = children.get(i);
+			participants.add(new Participant(child, ZkParticipant.sequenceOf(child),
+					new String(read.data(), StandardCharsets.UTF_8), read.stat().getCzxid(), participants.isEmpty(),
+					read.stat().getEphemeralOwner()));
 		}
 		return participants;
+	}
+
+	private <T> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String key, String path) throws Exception {
+		try {
+			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new TimeoutException("ZooKeeper did not answer within " + this.ops.connectionTimeoutMs()
+					+ " ms when listing the participants of lock '" + key + "' (" + path + "), connect string "
+					+ this.ops.connectString());
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = NodeReaper.unwrap(ex);
+			throw (cause instanceof Exception exception) ? exception : ex;
+		}
 	}
 
 	/**
@@ -296,13 +320,18 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Stop handing out locks. Held locks stay held until released; the client is not closed.
+	 * Stop handing out locks: later calls to {@link #obtain} and {@link #acquireLease} throw
+	 * {@link IllegalStateException}, and threads still waiting for a lock of this registry fail
+	 * with {@link LockAcquisitionException.Reason#CLOSED}. Locks held at this moment stay held
+	 * until released, and are tracked as before: their lease state follows the session, and
+	 * their nodes are deleted when released, retried on reconnect if need be. The registry lets go
+	 * of the client once the last of them is released; the client itself is not closed.
 	 */
 	@Override
 	public void close() {
 		this.closed = true;
-		this.client.getConnectionStateListenable().removeListener(this.connectionListener);
-		this.reaper.close();
+		this.entries.values().forEach(LockEntry::close);
+		detachIfIdle();
 	}
 
 	// --- engine internals, called by DefaultZkLock and DefaultZkLease ---
@@ -334,33 +363,38 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		if (this.closed) {
-			throw new IllegalStateException("ZkLockRegistry is closed");
-		}
+		checkOpen();
 		LockEntry entry = retain(key, path);
 		boolean acquired = false;
 		try {
+			if (this.closed) {
+				// Closed between the check and the retain: close() may not have seen this entry
+				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+			}
 			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
-			if (slot == LockEntry.Slot.TIMED_OUT) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, "", null);
+			switch (slot) {
+				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, "", null);
+				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+				case HANDED_OFF -> {
+					acquired = true;
+					return;
+				}
+				case GRANTED -> {
+				}
 			}
-			if (slot == LockEntry.Slot.HANDED_OFF) {
-				acquired = true;
-				return;
-			}
+			entry.acquiring(Thread.currentThread());
 			try {
 				Deadline zkDeadline = waitForOthers ? deadline
 						: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
-				Lease lease = new ZkParticipant(this.ops, this.reaper, entry, zkDeadline, waitForOthers, interrupts)
+				Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, zkDeadline, waitForOthers,
+						interrupts)
 					.acquire();
-				if (lease.sessionId() != this.ops.sessionId()) {
-					// The session changed between the reply and now: we may have missed its events
-					lease.transition(LeaseState.LOST);
-				}
 				entry.held(who, lease);
 				acquired = true;
+				this.sessions.leaseAcquired(entry, lease);
 			}
 			finally {
+				entry.acquiring(null);
 				if (!acquired) {
 					entry.abandonSlot(who);
 				}
@@ -381,7 +415,8 @@ public class ZkLockRegistry implements AutoCloseable {
 		LockEntry.Release release = entry.releaseSlot(who, this.options.maxLocalHandoffs(), this.reaper);
 		try {
 			if (release.handedOff()) {
-				this.listeners.forEach((listener) -> listener.handedOff(entry.key()));
+				this.listeners.tell((listener) -> listener.handedOff(entry.key()),
+						"lock '" + entry.key() + "' was handed off");
 			}
 			if (release.delete() != null && this.ops.isConnected()) {
 				awaitQuietly(release);
@@ -441,49 +476,36 @@ public class ZkLockRegistry implements AutoCloseable {
 	private void release(LockEntry entry) {
 		if (entry.releaseAndRetire()) {
 			this.entries.remove(entry.key(), entry);
+			if (this.closed) {
+				detachIfIdle();
+			}
 		}
 	}
 
-	private void connectionStateChanged(CuratorFramework client, ConnectionState state) {
-		this.connectionStatus = new ConnectionStatus(state, Instant.now());
-		this.listeners.forEach((listener) -> listener.connectionStateChanged(state));
-		switch (state) {
-			case SUSPENDED -> transitionAll(LeaseState.UNCERTAIN, 0);
-			case RECONNECTED -> {
-				transitionAll(LeaseState.HELD, this.ops.sessionId());
-				this.reaper.reconnected();
-			}
-			case LOST -> {
-				transitionAll(LeaseState.LOST, 0);
-				this.reaper.sessionLost();
-			}
-			case CONNECTED -> this.reaper.reconnected();
-			default -> {
-			}
+	private void checkOpen() {
+		if (this.closed) {
+			throw new IllegalStateException("ZkLockRegistry is closed");
 		}
 	}
 
 	/**
-	 * Move every held lease to a state. On reconnect, a lease survives only if its session did.
+	 * Let go of the client once closed and no lock is left: the last lease has been released.
 	 */
-	private void transitionAll(LeaseState state, long currentSession) {
-		for (LockEntry entry : this.entries.values()) {
-			Lease lease = entry.lease();
-			if (lease == null) {
-				continue;
-			}
-			LeaseState target = state;
-			if (state == LeaseState.HELD && lease.sessionId() != currentSession) {
-				target = LeaseState.LOST;
-			}
-			if (lease.transition(target)) {
-				LeaseState reported = target;
-				if (reported != LeaseState.HELD) {
-					logger.warn("Lock '{}' ({}) is {} after the ZooKeeper connection was {}", entry.key(), entry.path(),
-							reported, state);
-				}
-				this.listeners.forEach((listener) -> listener.leaseStateChanged(entry.key(), entry.path(), reported));
-			}
+	private void detachIfIdle() {
+		if (this.closed && this.entries.isEmpty() && this.detached.compareAndSet(false, true)) {
+			this.sessions.detach();
+			this.reaper.close();
+		}
+	}
+
+	/**
+	 * The child watch fired on a lock path: another participant may have joined the queue
+	 * behind the node this JVM holds.
+	 */
+	private void childrenChanged(String serverPath) {
+		LockEntry entry = this.entries.get(ZKPaths.getNodeFromPath(serverPath));
+		if (entry != null && this.ops.serverPath(entry.path()).equals(serverPath)) {
+			entry.noteRemoteWaiter();
 		}
 	}
 

@@ -61,6 +61,10 @@ final class ZkOps {
 		return this.client.getZookeeperClient().getConnectionTimeoutMs();
 	}
 
+	String connectString() {
+		return this.client.getZookeeperClient().getCurrentConnectionString();
+	}
+
 	/**
 	 * A created node: its namespace-relative path and its stat.
 	 */
@@ -131,16 +135,25 @@ final class ZkOps {
 	}
 
 	/**
-	 * Read a node's stat through {@code getData}, leaving a watch on it; completes with
-	 * {@code null} if the node does not exist, and then leaves no watch (unlike {@code exists},
-	 * which would leave one on a sequential name that never comes back).
+	 * What a read of a node returned.
+	 *
+	 * @param data the node's data
+	 * @param stat the node's stat
 	 */
-	CompletableFuture<@Nullable Stat> statWatching(String path, @Nullable Watcher watcher) {
-		CompletableFuture<@Nullable Stat> future = new CompletableFuture<>();
+	record NodeData(byte[] data, Stat stat) {
+	}
+
+	/**
+	 * Read a node through {@code getData}, leaving a watch on it; completes with {@code null}
+	 * if the node does not exist, and then leaves no watch (unlike {@code exists}, which would
+	 * leave one on a sequential name that never comes back).
+	 */
+	CompletableFuture<@Nullable NodeData> getData(String path, @Nullable Watcher watcher) {
+		CompletableFuture<@Nullable NodeData> future = new CompletableFuture<>();
 		try {
 			zooKeeper().getData(serverPath(path), watcher, (rc, p, ctx, data, stat) -> {
 				if (rc == KeeperException.Code.OK.intValue()) {
-					future.complete(stat);
+					future.complete(new NodeData((data != null) ? data : new byte[0], stat));
 				}
 				else if (rc == KeeperException.Code.NONODE.intValue()) {
 					future.complete(null);
@@ -149,6 +162,22 @@ final class ZkOps {
 					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
 				}
 			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Bring the server this client talks to up to date with the leader, so that a read sent
+	 * after it sees every write the ensemble applied before it. Needed after a reconnect, which
+	 * may land on a server that has not yet applied a create this client sent before.
+	 */
+	CompletableFuture<Void> sync(String path) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().sync(serverPath(path), (rc, p, ctx) -> complete(future, rc, path, null), null);
 		}
 		catch (Exception ex) {
 			future.completeExceptionally(ex);

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -27,6 +28,13 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  * container parent; the lowest sequence holds; every other participant watches only its
  * predecessor. What differs is that every wait is held to the caller's deadline, including
  * waits for a lost connection, and that a node the attempt gives up on is always deleted.
+ *
+ * <p>The attempt is a small state machine over what it knows of its own node ({@link Node}).
+ * A create is {@link Node#MAYBE_CREATED} from the moment it is sent until a reply proves it
+ * either way, and only a proof moves it on: a reply with the node, a definite refusal, or a
+ * search (after a sync) that finds the node by its protection id and reads it. So every way out
+ * of the attempt (success, timeout, interrupt, failure, close) knows whether it may own a node,
+ * and {@link #abandon()} hands whatever it may own to the {@link NodeReaper}.
  */
 final class ZkParticipant {
 
@@ -38,9 +46,33 @@ final class ZkParticipant {
 
 	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(ZkParticipant::sequenceOf);
 
+	/** The longest pause between attempts that keep losing the connection at once. */
+	private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+	/** How often a wait for the connection looks again. */
+	private static final long CONNECTION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+	/**
+	 * What the attempt knows about its own node.
+	 */
+	private enum Node {
+
+		/** It has none: nothing was created, or what was is proven gone. */
+		NONE,
+
+		/** A create was sent and no reply has said whether it was applied. */
+		MAYBE_CREATED,
+
+		/** It has one, at {@code ourPath}. */
+		OWNED
+
+	}
+
 	private final ZkOps ops;
 
 	private final NodeReaper reaper;
+
+	private final LockWatches watches;
 
 	private final LockEntry entry;
 
@@ -50,23 +82,34 @@ final class ZkParticipant {
 
 	private final Interrupts interrupts;
 
+	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
 	private String protectionId = UUID.randomUUID().toString();
+
+	private Node node = Node.NONE;
 
 	private @Nullable String ourPath;
 
 	private @Nullable Stat ourStat;
 
-	/** A create may have reached the server although its reply was lost. */
-	private boolean createUncertain;
-
-	private @Nullable String lastHolder;
+	/** The create of a node that is {@link Node#MAYBE_CREATED}. */
+	private @Nullable CompletableFuture<ZkOps.Created> create;
 
 	private boolean parentMissing;
 
-	ZkParticipant(ZkOps ops, NodeReaper reaper, LockEntry entry, Deadline deadline, boolean waitForHolder,
-			Interrupts interrupts) {
+	private @Nullable String lastHolder;
+
+	/** What the attempt waits for now: the reason given if the deadline passes. */
+	private String awaiting = "";
+
+	private boolean awaitingHolder;
+
+	private int connectionLosses;
+
+	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, LockEntry entry, Deadline deadline,
+			boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
 		this.reaper = reaper;
+		this.watches = watches;
 		this.entry = entry;
 		this.deadline = deadline;
 		this.waitForHolder = waitForHolder;
@@ -91,11 +134,18 @@ final class ZkParticipant {
 	}
 
 	/**
+	 * Whether a node name carries a protection id: {@code _c_<id>-...}.
+	 */
+	static boolean hasProtectionId(String nodeName, String protectionId) {
+		return nodeName.startsWith(PROTECTED_PREFIX) && nodeName.startsWith(protectionId, PROTECTED_PREFIX.length());
+	}
+
+	/**
 	 * Acquire the key's lock in ZooKeeper.
 	 * @return the lease, held
-	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, or (without waiting) the
-	 * lock is held by another participant
-	 * @throws InterruptedException if interrupted and interruptible; the attempt's node is gone
+	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, the registry closed, or
+	 * (without waiting) the lock is held by another participant
+	 * @throws InterruptedException if interrupted and interruptible
 	 */
 	Lease acquire() throws AcquireFailure, InterruptedException {
 		boolean acquired = false;
@@ -106,7 +156,7 @@ final class ZkParticipant {
 		}
 		finally {
 			if (!acquired) {
-				cleanUp();
+				abandon();
 			}
 		}
 	}
@@ -114,73 +164,42 @@ final class ZkParticipant {
 	private Lease loop() throws AcquireFailure, InterruptedException {
 		String lockPath = this.entry.path();
 		while (true) {
-			boolean creating = false;
-			CompletableFuture<List<String>> pipelined = null;
 			try {
-				if (this.ourPath == null) {
-					if (this.createUncertain) {
-						recoverUncertainCreate(lockPath);
-						continue;
-					}
-					if (this.parentMissing) {
-						ensureParents(lockPath);
-						this.parentMissing = false;
-					}
-					creating = true;
-					pipelined = createNode(lockPath);
-					creating = false;
-				}
-				List<String> children = inQueueOrder(await((pipelined != null) ? pipelined
-						: this.ops.getChildren(lockPath, this.entry.childWatcher())));
-				String ourName = ZKPaths.getNodeFromPath(this.ourPath);
-				int index = children.indexOf(ourName);
-				if (index < 0) {
-					// Our node is gone: the session that owned it expired under us
-					this.ourPath = null;
+				List<String> children = switch (this.node) {
+					case NONE -> create(lockPath);
+					case MAYBE_CREATED -> recover(lockPath);
+					case OWNED -> awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
+				};
+				if (this.node != Node.OWNED) {
 					continue;
 				}
-				if (index == 0) {
-					Stat stat = this.ourStat;
-					if (children.size() > 1) {
-						// Only ever raise it here: the child watch may already have raised it for a
-						// participant that joined after this (older) child list was read
-						this.entry.noteRemoteWaiter();
-					}
-					return new Lease(this.ourPath, stat.getCzxid(), stat.getEphemeralOwner());
+				this.connectionLosses = 0;
+				Lease lease = holdOrWait(lockPath, children);
+				if (lease != null) {
+					return lease;
 				}
-				this.lastHolder = children.get(0);
-				if (!this.waitForHolder) {
-					throw new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
-				}
-				awaitDeletion(lockPath + "/" + children.get(index - 1));
 			}
 			catch (TimeoutException ex) {
 				throw timedOut();
 			}
 			catch (KeeperException.NoNodeException ex) {
-				if (creating) {
-					this.parentMissing = true;
-				}
-				else {
-					// The container parent was reaped, so our node is gone too
-					this.ourPath = null;
-				}
+				// The lock path is gone (never made, or reaped once empty), and our node with it
+				forgetNode();
+				this.parentMissing = true;
 			}
-			catch (KeeperException.ConnectionLossException | KeeperException.OperationTimeoutException ex) {
-				if (creating) {
-					this.createUncertain = true;
-				}
-				awaitConnected(ex);
-			}
-			catch (KeeperException.SessionExpiredException | KeeperException.SessionMovedException ex) {
+			catch (KeeperException.SessionExpiredException ex) {
 				// Ephemeral nodes of the old session are gone with it
-				this.ourPath = null;
-				this.createUncertain = false;
+				forgetNode();
 				this.protectionId = UUID.randomUUID().toString();
 				awaitConnected(ex);
 			}
 			catch (KeeperException ex) {
-				throw new AcquireFailure(Reason.ERROR, ex.getMessage(), ex);
+				if (!NodeReaper.isUncertain(ex)) {
+					throw new AcquireFailure(Reason.ERROR, ex.getMessage(), ex);
+				}
+				this.connectionLosses++;
+				backOff();
+				awaitConnected(ex);
 			}
 			catch (AcquireFailure | InterruptedException ex) {
 				throw ex;
@@ -194,45 +213,134 @@ final class ZkParticipant {
 	/**
 	 * Create our node and, in the same breath, ask for the children: one session's requests are
 	 * applied in order, so the list already holds our node, and the acquisition costs one round
-	 * trip instead of two. Returns the pending child list.
+	 * trip instead of two.
 	 */
-	private CompletableFuture<List<String>> createNode(String lockPath) throws Exception {
-		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + LOCK_NAME;
-		CompletableFuture<ZkOps.Created> create = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
-		CompletableFuture<List<String>> children = this.ops.getChildren(lockPath, this.entry.childWatcher());
-		try {
-			ZkOps.Created created = await(create);
-			this.ourPath = created.path();
-			this.ourStat = created.stat();
-			return children;
+	private List<String> create(String lockPath) throws Exception {
+		if (this.parentMissing) {
+			createContainer(this.ops.serverPath(lockPath));
+			this.parentMissing = false;
 		}
-		catch (TimeoutException | InterruptedException ex) {
-			// We stop waiting, but the create may still land: whatever it makes is deleted
-			String id = this.protectionId;
-			create.whenComplete((created, failure) -> {
-				if (created != null) {
-					this.reaper.delete(created.path());
-				}
-				else if (NodeReaper.unwrap(failure) instanceof KeeperException.ConnectionLossException) {
-					this.reaper.sweep(lockPath, id);
-				}
-			});
+		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + LOCK_NAME;
+		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
+		this.create = sent;
+		this.node = Node.MAYBE_CREATED;
+		CompletableFuture<List<String>> children = this.ops.getChildren(lockPath, this.watches);
+		ZkOps.Created created;
+		try {
+			created = awaitReply(sent, "the create of our node");
+		}
+		catch (KeeperException ex) {
+			if (!NodeReaper.isUncertain(ex)) {
+				// A definite answer: nothing was created
+				forgetNode();
+			}
 			throw ex;
 		}
+		own(created.path(), created.stat());
+		return awaitReply(children, "the child list");
 	}
 
-	private void recoverUncertainCreate(String lockPath) throws Exception {
-		List<String> children = await(this.ops.getChildren(lockPath, null));
-		this.createUncertain = false;
-		for (String child : children) {
-			if (child.contains(this.protectionId)) {
-				Stat stat = await(this.ops.statWatching(lockPath + "/" + child, null));
-				if (stat != null) {
-					this.ourPath = lockPath + "/" + child;
-					this.ourStat = stat;
-				}
-				return;
+	/**
+	 * Find out whether a create whose reply was lost was applied: sync the server this
+	 * connection landed on with the leader, list the children, look for our protection id and
+	 * read the node found. Only a complete answer changes what we know.
+	 */
+	private List<String> recover(String lockPath) throws Exception {
+		CompletableFuture<Void> synced = this.ops.sync(lockPath);
+		CompletableFuture<List<String>> listed = this.ops.getChildren(lockPath, this.watches);
+		awaitReply(synced, "a sync after a lost reply");
+		List<String> children;
+		try {
+			children = awaitReply(listed, "the child list after a lost reply");
+		}
+		catch (KeeperException.NoNodeException ex) {
+			// No lock path, so no node of ours under it
+			forgetNode();
+			this.parentMissing = true;
+			return List.of();
+		}
+		String ours = null;
+		for (String child : inQueueOrder(children)) {
+			if (hasProtectionId(child, this.protectionId)) {
+				ours = child;
+				break;
 			}
+		}
+		if (ours == null) {
+			forgetNode();
+			return List.of();
+		}
+		ZkOps.NodeData read = awaitReply(this.ops.getData(lockPath + "/" + ours, null), "the read of our node");
+		if (read == null) {
+			// Found, then gone before the read: it is not ours to hold any more
+			forgetNode();
+			return List.of();
+		}
+		own(lockPath + "/" + ours, read.stat());
+		return children;
+	}
+
+	/**
+	 * Hold the lock if our node is first; otherwise wait behind our predecessor. Nodes carrying
+	 * our protection id other than our own are leftovers of creates whose replies were lost:
+	 * they are deleted and do not count.
+	 * @return the lease if we hold the lock, {@code null} to look again
+	 */
+	private @Nullable Lease holdOrWait(String lockPath, List<String> children) throws Exception {
+		String ourName = ZKPaths.getNodeFromPath(this.ourPath);
+		List<String> queue = new ArrayList<>(children.size());
+		for (String child : children) {
+			if (!child.equals(ourName) && hasProtectionId(child, this.protectionId)) {
+				this.reaper.delete(lockPath + "/" + child);
+			}
+			else {
+				queue.add(child);
+			}
+		}
+		queue.sort(BY_SEQUENCE);
+		int index = queue.indexOf(ourName);
+		if (index < 0) {
+			// Our node is gone: deleted by hand, or with a session that expired under us
+			forgetNode();
+			return null;
+		}
+		if (index == 0) {
+			if (queue.size() > 1) {
+				// Only ever raise it here: the child watch may already have raised it for a
+				// participant that joined after this (older) child list was read
+				this.entry.noteRemoteWaiter();
+			}
+			Stat stat = this.ourStat;
+			return new Lease(this.ourPath, stat.getCzxid(), stat.getEphemeralOwner());
+		}
+		this.lastHolder = queue.get(0);
+		if (!this.waitForHolder) {
+			throw new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
+		}
+		awaitPredecessor(lockPath + "/" + queue.get(index - 1));
+		return null;
+	}
+
+	/**
+	 * Wait until our predecessor changes (usually: is deleted), through the registry's one
+	 * watcher.
+	 */
+	private void awaitPredecessor(String predecessor) throws Exception {
+		String serverPath = this.ops.serverPath(predecessor);
+		CompletableFuture<Void> changed = this.watches.expect(serverPath);
+		try {
+			if (awaitReply(this.ops.getData(predecessor, this.watches), "the read of our predecessor") != null) {
+				this.awaitingHolder = true;
+				try {
+					await(changed);
+				}
+				finally {
+					this.awaitingHolder = false;
+				}
+			}
+		}
+		finally {
+			this.watches.forget(serverPath, changed);
 		}
 	}
 
@@ -241,13 +349,9 @@ final class ZkParticipant {
 	 * usually only the key's own node is missing. Works on server paths, so that a namespace's
 	 * own node is made too, as Curator would on first use.
 	 */
-	private void ensureParents(String lockPath) throws Exception {
-		createContainer(this.ops.serverPath(lockPath));
-	}
-
 	private void createContainer(String serverPath) throws Exception {
 		try {
-			await(this.ops.createContainer(serverPath));
+			awaitReply(this.ops.createContainer(serverPath), "the create of the lock path");
 		}
 		catch (KeeperException.NodeExistsException ex) {
 			// Another participant made it first
@@ -258,76 +362,121 @@ final class ZkParticipant {
 		}
 	}
 
-	private void awaitDeletion(String predecessor) throws Exception {
-		CompletableFuture<Void> changed = new CompletableFuture<>();
-		Stat stat = await(this.ops.statWatching(predecessor, (event) -> changed.complete(null)));
-		if (stat != null) {
-			await(changed);
+	private void own(String path, Stat stat) {
+		this.node = Node.OWNED;
+		this.ourPath = path;
+		this.ourStat = stat;
+		this.create = null;
+	}
+
+	private void forgetNode() {
+		this.node = Node.NONE;
+		this.ourPath = null;
+		this.ourStat = null;
+		this.create = null;
+	}
+
+	/**
+	 * Hand whatever node this attempt may own to the reaper.
+	 */
+	private void abandon() {
+		switch (this.node) {
+			case OWNED -> this.reaper.delete(this.ourPath);
+			case MAYBE_CREATED -> this.reaper.deleteIfCreated(this.create, this.entry.path(), this.protectionId);
+			case NONE -> {
+			}
+		}
+	}
+
+	/**
+	 * Pause a little before trying again when the connection keeps failing at once, so that a
+	 * client that reports itself connected while every request fails cannot make us spin.
+	 */
+	private void backOff() throws AcquireFailure, InterruptedException {
+		if (this.connectionLosses < 2) {
+			return;
+		}
+		long pause = Math.min(MAX_BACK_OFF_NANOS, TimeUnit.MILLISECONDS.toNanos(5L << Math.min(this.connectionLosses, 8)));
+		long until = System.nanoTime() + Math.min(pause, Math.max(0, this.deadline.remainingNanos()));
+		long remaining;
+		while ((remaining = until - System.nanoTime()) > 0) {
+			checkOpen();
+			LockSupport.parkNanos(this, remaining);
+			checkInterrupt();
 		}
 	}
 
 	private void awaitConnected(Exception cause) throws AcquireFailure, InterruptedException {
 		while (!this.ops.isConnected()) {
+			checkOpen();
 			long remaining = this.deadline.remainingNanos();
 			if (remaining <= 0) {
-				throw new AcquireFailure(Reason.NOT_CONNECTED,
-						"connect string " + this.ops.client().getZookeeperClient().getCurrentConnectionString(), cause);
+				throw new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), cause);
 			}
-			try {
-				long millis = this.deadline.isInfinite() ? Integer.MAX_VALUE
-						: Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(remaining) + 1);
-				if (this.ops.client().blockUntilConnected((int) millis, TimeUnit.MILLISECONDS)
-						&& !this.ops.isConnected()) {
-					// Curator reports the connection back a moment before the handle does: don't spin
-					Thread.sleep(5);
-				}
-			}
-			catch (InterruptedException ex) {
-				this.interrupts.interrupted(ex);
-			}
+			LockSupport.parkNanos(this, Math.min(remaining, CONNECTION_POLL_NANOS));
+			checkInterrupt();
 		}
 	}
 
 	private AcquireFailure timedOut() {
 		if (!this.ops.isConnected()) {
-			return new AcquireFailure(Reason.NOT_CONNECTED,
-					"connect string " + this.ops.client().getZookeeperClient().getCurrentConnectionString(), null);
+			return new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), null);
 		}
-		return new AcquireFailure(Reason.HELD_REMOTELY,
-				(this.lastHolder != null) ? "holder " + this.lastHolder : "ZooKeeper did not answer in time", null);
+		if (this.awaitingHolder) {
+			return new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
+		}
+		return new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, null);
 	}
 
+	private <T> T awaitReply(CompletableFuture<T> reply, String what) throws Exception {
+		this.awaiting = what;
+		return await(reply);
+	}
+
+	/**
+	 * Wait for a future until the deadline, giving up at once if the registry closes, and
+	 * treating interrupts as the caller asked.
+	 */
 	private <T> T await(CompletableFuture<T> future) throws Exception {
-		while (true) {
-			try {
-				if (this.deadline.isInfinite()) {
-					return future.get();
-				}
+		if (!future.isDone()) {
+			Thread waiter = Thread.currentThread();
+			future.whenComplete((result, ex) -> LockSupport.unpark(waiter));
+			while (!future.isDone()) {
+				checkOpen();
 				long remaining = this.deadline.remainingNanos();
 				if (remaining <= 0) {
 					throw new TimeoutException();
 				}
-				return future.get(remaining, TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				this.interrupts.interrupted(ex);
-			}
-			catch (ExecutionException ex) {
-				Throwable cause = NodeReaper.unwrap(ex);
-				if (cause instanceof Exception exception) {
-					throw exception;
+				if (this.deadline.isInfinite()) {
+					LockSupport.park(this);
 				}
-				throw ex;
+				else {
+					LockSupport.parkNanos(this, remaining);
+				}
+				checkInterrupt();
 			}
+		}
+		try {
+			return future.get();
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = NodeReaper.unwrap(ex);
+			if (cause instanceof Exception exception) {
+				throw exception;
+			}
+			throw ex;
 		}
 	}
 
-	private void cleanUp() {
-		if (this.ourPath != null) {
-			this.reaper.delete(this.ourPath);
+	private void checkOpen() throws AcquireFailure {
+		if (this.entry.isClosed()) {
+			throw new AcquireFailure(Reason.CLOSED, "", null);
 		}
-		else if (this.createUncertain) {
-			this.reaper.sweep(this.entry.path(), this.protectionId);
+	}
+
+	private void checkInterrupt() throws InterruptedException {
+		if (Thread.interrupted()) {
+			this.interrupts.interrupted(new InterruptedException());
 		}
 	}
 

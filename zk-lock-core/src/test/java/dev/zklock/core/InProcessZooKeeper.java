@@ -13,6 +13,8 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import dev.zklock.core.faults.ZkFaultProxy;
+
 /**
  * A real in-process ZooKeeper server per test, with helpers for Curator clients that are closed
  * after the test. Each client is its own ZooKeeper session, which is what another JVM is to the
@@ -25,6 +27,8 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	private TestingServer server;
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private CuratorFramework observer;
 
 	@Override
 	public void beforeEach(ExtensionContext context) throws Exception {
@@ -46,6 +50,7 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 			}
 		}
 		this.closeables.clear();
+		this.observer = null;
 		this.server.close();
 	}
 
@@ -58,8 +63,16 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	}
 
 	public CuratorFramework newClient() throws InterruptedException {
+		return newClient(connectString());
+	}
+
+	/**
+	 * A started client of its own session, connected through the given address (a
+	 * {@link ZkFaultProxy} in front of the server, say).
+	 */
+	public CuratorFramework newClient(String connectString) throws InterruptedException {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(connectString())
+			.connectString(connectString)
 			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
 			.connectionTimeoutMs(2000)
 			.retryPolicy(new RetryOneTime(100))
@@ -81,10 +94,31 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	}
 
 	/**
+	 * A registry on a client of its own session.
+	 */
+	public ZkLockRegistry newRegistry(CuratorFramework client) {
+		ZkLockRegistry registry = new ZkLockRegistry(client);
+		this.closeables.add(registry);
+		return registry;
+	}
+
+	/**
+	 * A fault proxy in front of the server, closed after the test.
+	 */
+	public ZkFaultProxy newProxy() throws java.io.IOException {
+		ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", this.server.getPort());
+		this.closeables.add(proxy);
+		return proxy;
+	}
+
+	/**
 	 * The children of a path, empty if it does not exist, read by a fresh raw client.
 	 */
 	public List<String> children(String path) throws Exception {
-		CuratorFramework client = newClient();
+		if (this.observer == null) {
+			this.observer = newClient();
+		}
+		CuratorFramework client = this.observer;
 		if (client.checkExists().forPath(path) == null) {
 			return List.of();
 		}

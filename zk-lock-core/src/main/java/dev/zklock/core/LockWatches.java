@@ -1,0 +1,75 @@
+package dev.zklock.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the data
+ * watch on a predecessor a participant waits behind, and the child watch on a lock path that
+ * tells a holder another participant queued behind it.
+ *
+ * <p>One object rather than one per wait, because the ZooKeeper client keeps every distinct
+ * watcher object until its watch fires: a participant that timed out behind a long holder would
+ * otherwise leave a watcher behind per attempt. The client keeps a watcher once per path, so
+ * this one costs one entry per watched path, however many attempts wait.
+ */
+final class LockWatches implements Watcher {
+
+	/** Who waits for which predecessor (server path) to change. */
+	private final ConcurrentHashMap<String, CompletableFuture<Void>> predecessors = new ConcurrentHashMap<>();
+
+	/** Told the server path of a lock path whose children changed. */
+	private final Consumer<String> childrenChanged;
+
+	LockWatches(Consumer<String> childrenChanged) {
+		this.childrenChanged = childrenChanged;
+	}
+
+	@Override
+	public void process(WatchedEvent event) {
+		switch (event.getType()) {
+			case None -> {
+				// The connection changed: every waiter looks again, on whatever session it has
+				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
+			}
+			case NodeChildrenChanged -> this.childrenChanged.accept(event.getPath());
+			default -> {
+				CompletableFuture<Void> waiter = this.predecessors.remove(event.getPath());
+				if (waiter != null) {
+					waiter.complete(null);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Register interest in a change of a predecessor, before the read that sets the watch, so
+	 * that no event can come between the two unseen.
+	 * @param serverPath the predecessor's server path
+	 * @return a future completed when the predecessor changes or the connection does
+	 */
+	CompletableFuture<Void> expect(String serverPath) {
+		CompletableFuture<Void> waiter = new CompletableFuture<>();
+		CompletableFuture<Void> previous = this.predecessors.put(serverPath, waiter);
+		if (previous != null) {
+			// One participant per key waits at a time; an earlier one wakes and looks again
+			previous.complete(null);
+		}
+		return waiter;
+	}
+
+	/**
+	 * Stop waiting; the watch itself stays with the ZooKeeper client until it fires, once per
+	 * path.
+	 * @param serverPath the predecessor's server path
+	 * @param waiter what {@link #expect} returned
+	 */
+	void forget(String serverPath, CompletableFuture<Void> waiter) {
+		this.predecessors.remove(serverPath, waiter);
+	}
+
+}

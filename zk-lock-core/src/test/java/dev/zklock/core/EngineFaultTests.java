@@ -1,0 +1,349 @@
+package dev.zklock.core;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.ClientWatchers;
+import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.ZooKeeper;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.zklock.core.LockAcquisitionException.Reason;
+import dev.zklock.core.faults.ZkFaultProxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The engine under network faults made on demand by a {@link ZkFaultProxy} between one client
+ * and a real ZooKeeper server: lost replies, refused connections, blackholes, late replies. Each
+ * test pins one defect found by an adversarial review, so that it cannot come back.
+ */
+@Timeout(90)
+class EngineFaultTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() {
+		this.executor.shutdownNow();
+	}
+
+	@ParameterizedTest(name = "container reaped before: {0}")
+	@ValueSource(booleans = { false, true })
+	void firstAcquisitionOfAKeyDuringAnOutageSucceedsWhenZooKeeperReturns(boolean containerReaped) throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		if (containerReaped) {
+			registry.executeLocked("first-use", Duration.ofSeconds(5), () -> {
+			});
+			// what ZooKeeper's container reaper does to an empty lock path
+			this.zk.newClient().delete().forPath("/locks/first-use");
+		}
+		proxy.refuse(true);
+		Future<Long> timed = this.executor.submit(() -> lockAndReadToken(registry, "first-use", Duration.ofSeconds(30)));
+		Future<Long> unbounded = this.executor.submit(() -> {
+			ZkLock lock = registry.obtain("first-use-unbounded");
+			lock.lock();
+			try {
+				return lock.fencingToken();
+			}
+			finally {
+				lock.unlock();
+			}
+		});
+		Thread.sleep(2_000);
+		proxy.refuse(false);
+		assertThat(timed.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isPositive();
+		assertThat(unbounded.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isPositive();
+		// The livelock sent tens of thousands of these
+		assertThat(proxy.requests(OpCode.getChildren)).isLessThan(30);
+		assertThat(this.zk.children("/locks/first-use")).isEmpty();
+		assertThat(registry.size()).isZero();
+	}
+
+	@Test
+	void createWhoseReplyIsLostIsAdoptedEvenWhenReadingItFailsToo() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLockRegistry other = this.zk.newRegistry();
+		lockAndReadToken(registry, "lost-reply", PATIENCE);
+		proxy.loseNextReplyTo(OpCode.create2);
+		proxy.loseNextReplyTo(OpCode.getData);
+		ZkLock lock = registry.obtain("lost-reply");
+		lock.acquire(PATIENCE);
+		try {
+			assertThat(proxy.rulesFired()).isTrue();
+			String ours = registry.localLocks().get(0).nodePath();
+			assertThat(this.zk.children("/locks/lost-reply")).containsExactly(ours.substring(ours.lastIndexOf('/') + 1));
+		}
+		finally {
+			lock.unlock();
+		}
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/lost-reply")).isEmpty());
+		assertThat(lockAndReadToken(other, "lost-reply", Duration.ofSeconds(5))).isPositive();
+		assertThat(registry.size()).isZero();
+	}
+
+	@Test
+	void createWhoseReplyIsLostIsDeletedWhenTheWaitEndsWhileReadingIt() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLockRegistry other = this.zk.newRegistry();
+		// The key has been used before: its container exists, so the create succeeds on the server
+		lockAndReadToken(registry, "late-read", PATIENCE);
+		proxy.loseNextReplyTo(OpCode.create2);
+		proxy.delayNextReplyTo(OpCode.getData, Duration.ofSeconds(6));
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.obtain("late-read").acquire(Duration.ofSeconds(3)));
+		assertThat(proxy.rulesFired()).isTrue();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/late-read")).isEmpty());
+		assertThat(lockAndReadToken(other, "late-read", Duration.ofSeconds(5))).isPositive();
+		assertThat(registry.size()).isZero();
+	}
+
+	@Test
+	void listenersThatThrowDoNotSwitchOffSessionTracking() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLockRegistry other = this.zk.newRegistry();
+		List<String> seen = new CopyOnWriteArrayList<>();
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String key, String path, LeaseState state) {
+				throw new IllegalStateException("listener bug");
+			}
+
+			@Override
+			public void connectionStateChanged(ConnectionState state) {
+				throw new IllegalStateException("listener bug");
+			}
+		});
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String key, String path, LeaseState state) {
+				seen.add(key + "=" + state);
+			}
+		});
+		ZkLock first = registry.obtain("tracked-1");
+		ZkLock second = registry.obtain("tracked-2");
+		first.lock();
+		second.lock();
+		String log = capturingStandardError(() -> {
+			proxy.refuse(true);
+			eventually()
+				.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
+					.containsOnly(LeaseState.UNCERTAIN));
+		});
+		assertThat(seen).contains("tracked-1=UNCERTAIN", "tracked-2=UNCERTAIN");
+		assertThat(log).contains("is UNCERTAIN after the ZooKeeper connection was SUSPENDED");
+		// The session expires while no connection is possible; another session takes the keys
+		eventually()
+			.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
+				.containsOnly(LeaseState.LOST));
+		assertThat(lockAndReadToken(other, "tracked-1", PATIENCE)).isPositive();
+		assertThat(seen).contains("tracked-1=LOST", "tracked-2=LOST");
+		proxy.refuse(false);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(second::unlock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(first::unlock);
+	}
+
+	@Test
+	void closedRegistryKeepsTrackingTheLocksStillHeld() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLock lock = registry.obtain("closed-held");
+		lock.lock();
+		registry.close();
+		assertThatThrownBy(() -> registry.obtain("another").tryLock()).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("closed");
+		proxy.refuse(true);
+		eventually().until(lock::leaseState, (state) -> state == LeaseState.LOST);
+		proxy.refuse(false);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThat(registry.size()).isZero();
+	}
+
+	@Test
+	void closedRegistryStillRetriesTheDeleteOfALockReleasedWhileDisconnected() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLock lock = registry.obtain("closed-retry");
+		lock.lock();
+		registry.close();
+		proxy.refuse(true);
+		eventually().until(lock::leaseState, (state) -> state == LeaseState.UNCERTAIN);
+		lock.unlock();
+		assertThat(this.zk.children("/locks/closed-retry")).hasSize(1);
+		proxy.refuse(false);
+		// Same session (back well within its timeout): only our retry can remove the node
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closed-retry")).isEmpty());
+	}
+
+	@Test
+	void closeFailsTheWaitersQueuedBeforeIt() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry remote = this.zk.newRegistry();
+		ZkLock remotelyHeld = remote.obtain("closing-remote");
+		remotelyHeld.lock();
+		ZkLock locallyHeld = registry.obtain("closing-local");
+		locallyHeld.lock();
+		Future<Long> localWaiter = this.executor
+			.submit(() -> lockAndReadToken(registry, "closing-local", Duration.ofSeconds(60)));
+		Future<Long> remoteWaiter = this.executor
+			.submit(() -> lockAndReadToken(registry, "closing-remote", Duration.ofSeconds(60)));
+		eventually().until(registry::waitingCount, (count) -> count == 2);
+		eventually().until(() -> this.zk.children("/locks/closing-remote").size() == 2);
+		registry.close();
+		for (Future<Long> waiter : List.of(localWaiter, remoteWaiter)) {
+			assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(LockAcquisitionException.class)
+				.cause()
+				.satisfies((ex) -> assertThat(((LockAcquisitionException) ex).getReason()).isEqualTo(Reason.CLOSED));
+		}
+		assertThat(this.zk.children("/locks/closing-remote")).hasSize(1);
+		assertThat(locallyHeld.isHeldByCurrentThread()).isTrue();
+		locallyHeld.unlock();
+		remotelyHeld.unlock();
+		assertThat(registry.size()).isZero();
+		assertThat(this.zk.children("/locks/closing-local")).isEmpty();
+	}
+
+	@Test
+	void holdCountOverflowIsAnErrorAndKeepsTheLock() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLock lock = registry.obtain("deep");
+		lock.lock();
+		Field holds = LockEntry.class.getDeclaredField("holds");
+		holds.setAccessible(true);
+		// 2^31 - 1 nested holds would take a minute to make one by one
+		holds.setInt(registry.entry("deep"), Integer.MAX_VALUE);
+		assertThatThrownBy(lock::lock).isInstanceOf(Error.class).hasMessageContaining("Maximum lock count exceeded");
+		assertThatThrownBy(lock::tryLock).isInstanceOf(Error.class);
+		lock.unlock();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		assertThat(this.zk.children("/locks/deep")).hasSize(1);
+		holds.setInt(registry.entry("deep"), 1);
+		lock.unlock();
+		assertThat(this.zk.children("/locks/deep")).isEmpty();
+	}
+
+	@Test
+	void timedOutWaitsLeaveNoWatchersBehind() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry waiter = this.zk.newRegistry();
+		ZkLock held = holder.obtain("watched");
+		held.lock();
+		try {
+			ZkLock lock = waiter.obtain("watched");
+			for (int i = 0; i < 200; i++) {
+				assertThat(lock.tryLock(20, TimeUnit.MILLISECONDS)).isFalse();
+			}
+			ZooKeeper client = waiter.getClient().getZookeeperClient().getZooKeeper();
+			assertThat(ClientWatchers.data(client) + ClientWatchers.exists(client)).isLessThanOrEqualTo(2);
+			assertThat(ClientWatchers.children(client)).isLessThanOrEqualTo(2);
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void waitThatEndsWithoutAReplySaysSoAndLeavesNoNode() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		proxy.blackhole(true);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.obtain("no-reply").acquire(Duration.ofMillis(500)))
+			.withMessageContaining("ZooKeeper did not reply")
+			.withMessageNotContaining("held by another participant")
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(Reason.NO_REPLY));
+		proxy.blackhole(false);
+		assertThat(lockAndReadToken(registry, "no-reply", PATIENCE)).isPositive();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/no-reply")).isEmpty());
+	}
+
+	@Test
+	void participantsAnswersWithinTheConnectionTimeout() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString());
+		ZkLockRegistry registry = this.zk.newRegistry(client);
+		ZkLock lock = registry.obtain("listed");
+		lock.lock();
+		try {
+			assertThat(registry.participants("listed")).singleElement()
+				.satisfies((participant) -> assertThat(participant.holder()).isTrue());
+		}
+		finally {
+			lock.unlock();
+		}
+		proxy.blackhole(true);
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> registry.participants("listed"))
+			.isInstanceOf(java.util.concurrent.TimeoutException.class)
+			.hasMessageContaining("'listed'");
+		long connectionTimeoutMs = client.getZookeeperClient().getConnectionTimeoutMs();
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(connectionTimeoutMs + 1_000);
+	}
+
+	/**
+	 * Polls on the test thread, which is the one that holds the locks whose state it reads.
+	 */
+	private static ConditionFactory eventually() {
+		return await().atMost(PATIENCE).pollInSameThread().pollInterval(Duration.ofMillis(20));
+	}
+
+	private static long lockAndReadToken(ZkLockRegistry registry, String key, Duration wait) {
+		ZkLock lock = registry.obtain(key);
+		lock.acquire(wait);
+		try {
+			return lock.fencingToken();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	interface Block {
+
+		void run() throws Exception;
+
+	}
+
+	private static String capturingStandardError(Block block) throws Exception {
+		PrintStream original = System.err;
+		ByteArrayOutputStream captured = new ByteArrayOutputStream();
+		System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+		try {
+			block.run();
+		}
+		finally {
+			System.setErr(original);
+		}
+		return captured.toString(StandardCharsets.UTF_8);
+	}
+
+}
