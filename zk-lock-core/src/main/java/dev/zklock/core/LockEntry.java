@@ -286,9 +286,11 @@ final class LockEntry {
 
 	/**
 	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is allowed,
-	 * else delete the lease's node first.
+	 * else delete the lease's node first. A lease passes on only while it is {@code HELD} on
+	 * the client's current session: one of a session the client has left is never handed out,
+	 * even before the event that reports it lost.
 	 */
-	Release releaseSlot(Object who, int maxLocalHandoffs, NodeReaper reaper) {
+	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		synchronized (this.mutex) {
 			if (this.holder != who) {
 				throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by " + who);
@@ -300,6 +302,7 @@ final class LockEntry {
 			if (current != null) {
 				boolean remote = this.remoteWaiting;
 				handedOff = next != null && maxLocalHandoffs > 0 && current.state() == LeaseState.HELD
+						&& current.sessionId() == currentSession
 						&& (!remote || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
 				if (handedOff) {
 					if (remote) {

@@ -18,9 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes sure the nodes the engine gives up on are deleted: a released lease, the node of an
  * attempt that timed out, or a node whose create may have reached the server when the connection
- * broke. A delete that fails for want of a connection is kept and sent again on reconnect; when
- * the session is lost the pending work is dropped, because ZooKeeper removes a dead session's
- * ephemeral nodes itself.
+ * broke. A delete that fails for want of a connection is kept and sent again on every connect,
+ * until it succeeds or finds the node gone; it is kept across a lost session too, because the
+ * work may belong to a newer session than the one reported lost, and a delete of a node that a
+ * dead session took with it costs one {@code NONODE}. Node names carry the attempt's protection
+ * id, so a kept delete can never meet another attempt's node. A delete the server throttled is
+ * sent again a little later.
  *
  * <p>It follows the connection on its own, and keeps doing so after {@link #close()} until the
  * work it was given is done: a registry closed with a delete still pending must not leave that
@@ -62,11 +65,8 @@ final class NodeReaper implements ConnectionStateListener {
 
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState state) {
-		switch (state) {
-			case CONNECTED, RECONNECTED -> resend();
-			case LOST -> sessionLost();
-			default -> {
-			}
+		if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+			resend();
 		}
 	}
 
@@ -158,44 +158,59 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Send the work kept for want of a connection again.
+	 * Send the work kept for want of a connection again. It counts as in flight from the moment
+	 * it leaves the pending list, so that a close meanwhile cannot find the reaper idle.
 	 */
 	private void resend() {
 		List<Runnable> work;
 		synchronized (this.pending) {
 			work = new ArrayList<>(this.pending);
 			this.pending.clear();
+			this.inFlight.addAndGet(work.size());
 		}
-		work.forEach(Runnable::run);
-		detachIfDone();
-	}
-
-	/**
-	 * Drop the kept work: the session that owned those nodes is gone, and so are they.
-	 */
-	private void sessionLost() {
-		synchronized (this.pending) {
-			this.pending.clear();
+		for (Runnable retry : work) {
+			try {
+				retry.run();
+			}
+			finally {
+				done();
+			}
 		}
-		detachIfDone();
 	}
 
 	private void retryLater(Throwable ex, Runnable retry, String path) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof KeeperException.SessionExpiredException) {
+			// The session that sent it is gone: on a new one, the next connect sends it again
+			keep(retry, false);
 			return;
 		}
 		if (isUncertain(cause)) {
-			synchronized (this.pending) {
-				this.pending.add(retry);
-			}
-			if (this.ops.isConnected()) {
-				// Reconnected before this failure was seen: no reconnect event will come for it
-				this.retries.schedule(this::resend, 100, TimeUnit.MILLISECONDS);
-			}
+			// Reconnected before this failure was seen: no connect event will come for it
+			keep(retry, this.ops.isConnected());
+			return;
+		}
+		if (cause instanceof KeeperException.ThrottledOpException) {
+			keep(retry, true);
 			return;
 		}
 		logger.warn("Could not delete lock node {}: {}", path, cause.toString());
+	}
+
+	private void keep(Runnable retry, boolean resendSoon) {
+		synchronized (this.pending) {
+			this.pending.add(retry);
+		}
+		if (resendSoon) {
+			try {
+				this.retries.schedule(this::resend, 100, TimeUnit.MILLISECONDS);
+			}
+			catch (java.util.concurrent.RejectedExecutionException ex) {
+				// Detached: the reaper was closed and idle, so nothing is pending but this, which
+				// the next connect cannot send any more; say so rather than lose it silently
+				logger.warn("Lock registry closed with a node delete pending; it is retried no more");
+			}
+		}
 	}
 
 	private void done() {

@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * session makes it {@link LeaseState#HELD} again.
  *
  * <p>The state changes first, then listeners are told: a listener cannot delay or stop it. A
- * lease acquired while an event is being applied is brought in line by
- * {@link #leaseAcquired}, under the same lock, so that no lease misses an event that came
- * between the reply that granted it and its publication.
+ * lease is published in its entry by {@link #publish}, under the same lock as the events are
+ * applied, so that no lease misses an event that came between the reply that granted it and its
+ * publication, and no lease of a session already gone is handed out at all.
  */
 final class SessionTracker implements ConnectionStateListener {
 
@@ -38,7 +38,7 @@ final class SessionTracker implements ConnectionStateListener {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private volatile ConnectionStatus status;
+	private volatile ConnectionStatus status = new ConnectionStatus(null, Instant.now());
 
 	/** The session of the last connect; 0 if unknown. Guarded by lock. */
 	private long connectedSession;
@@ -51,10 +51,17 @@ final class SessionTracker implements ConnectionStateListener {
 		this.ops = ops;
 		this.entries = entries;
 		this.listeners = listeners;
-		boolean connected = client.getZookeeperClient().isConnected();
-		this.status = new ConnectionStatus(connected ? ConnectionState.CONNECTED : null, Instant.now());
-		this.connectedSession = connected ? ops.sessionId() : 0;
-		client.getConnectionStateListenable().addListener(this);
+		this.lock.lock();
+		try {
+			// Listen first, then read: an event in between waits for the lock and is applied after
+			client.getConnectionStateListenable().addListener(this);
+			boolean connected = client.getZookeeperClient().isConnected();
+			this.status = new ConnectionStatus(connected ? ConnectionState.CONNECTED : null, Instant.now());
+			this.connectedSession = connected ? ops.sessionId() : 0;
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	ConnectionStatus status() {
@@ -75,6 +82,7 @@ final class SessionTracker implements ConnectionStateListener {
 		try {
 			this.status = new ConnectionStatus(state, Instant.now());
 			if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+				// 0 if the handle cannot be had: then nothing is concluded about any lease
 				this.connectedSession = this.ops.sessionId();
 			}
 			else if (state == ConnectionState.LOST) {
@@ -98,24 +106,31 @@ final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Bring a lease just published in its entry in line with what the connection did since the
-	 * reply that granted it.
+	 * Publish a lease just granted by ZooKeeper as held by {@code who}, unless its session is
+	 * gone already: the client moved to another session since the reply, or Curator reported
+	 * the session lost. A lease published while the connection is suspended starts
+	 * {@link LeaseState#UNCERTAIN}.
+	 * @return whether the lease was published; if not, the caller owns its node still
 	 */
-	void leaseAcquired(LockEntry entry, Lease lease) {
-		LeaseState target;
+	boolean publish(LockEntry entry, Object who, Lease lease) {
 		ConnectionState state;
 		this.lock.lock();
 		try {
 			state = this.status.state();
-			target = onAcquire(lease, state);
-			if (target == null || !lease.transition(target)) {
-				return;
+			if (lease.sessionId() != this.ops.sessionId() || (state == ConnectionState.LOST && lostWith(lease))) {
+				return false;
+			}
+			entry.held(who, lease);
+			if ((state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY)
+					|| !lease.transition(LeaseState.UNCERTAIN)) {
+				return true;
 			}
 		}
 		finally {
 			this.lock.unlock();
 		}
-		report(new Change(entry, target), state);
+		report(new Change(entry, LeaseState.UNCERTAIN), state);
+		return true;
 	}
 
 	/** Guarded by lock. */
@@ -123,25 +138,12 @@ final class SessionTracker implements ConnectionStateListener {
 		return switch (state) {
 			case SUSPENDED, READ_ONLY -> LeaseState.UNCERTAIN;
 			case LOST -> lostWith(lease) ? LeaseState.LOST : null;
-			case CONNECTED, RECONNECTED ->
-				(lease.sessionId() == this.connectedSession) ? LeaseState.HELD : LeaseState.LOST;
-		};
-	}
-
-	/** Guarded by lock. */
-	private @Nullable LeaseState onAcquire(Lease lease, @Nullable ConnectionState state) {
-		if (lease.sessionId() != this.ops.sessionId()) {
-			// The client moved to another session after the reply: ours is gone
-			return LeaseState.LOST;
-		}
-		if (state == null) {
-			return null;
-		}
-		return switch (state) {
-			case SUSPENDED, READ_ONLY -> LeaseState.UNCERTAIN;
-			// A lease of a newer session than the lost one was granted before its connect event came
-			case LOST -> lostWith(lease) ? LeaseState.LOST : null;
-			case CONNECTED, RECONNECTED -> null;
+			case CONNECTED, RECONNECTED -> {
+				if (this.connectedSession == 0) {
+					yield null;
+				}
+				yield (lease.sessionId() == this.connectedSession) ? LeaseState.HELD : LeaseState.LOST;
+			}
 		};
 	}
 

@@ -386,12 +386,16 @@ public class ZkLockRegistry implements AutoCloseable {
 			try {
 				Deadline zkDeadline = waitForOthers ? deadline
 						: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
-				Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, zkDeadline, waitForOthers,
-						interrupts)
-					.acquire();
-				entry.held(who, lease);
-				acquired = true;
-				this.sessions.leaseAcquired(entry, lease);
+				while (!acquired) {
+					Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, zkDeadline,
+							waitForOthers, interrupts)
+						.acquire();
+					acquired = this.sessions.publish(entry, who, lease);
+					if (!acquired) {
+						// Its session ended between the reply and now: never hand out such a lease
+						this.reaper.delete(lease.nodePath());
+					}
+				}
 			}
 			finally {
 				entry.acquiring(null);
@@ -412,7 +416,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
 	void release(LockEntry entry, Object who) {
-		LockEntry.Release release = entry.releaseSlot(who, this.options.maxLocalHandoffs(), this.reaper);
+		LockEntry.Release release = entry.releaseSlot(who, this.options.maxLocalHandoffs(), this.ops.sessionId(),
+				this.reaper);
 		try {
 			if (release.handedOff()) {
 				this.listeners.tell((listener) -> listener.handedOff(entry.key()),

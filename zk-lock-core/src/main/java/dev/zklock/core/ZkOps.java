@@ -48,6 +48,10 @@ final class ZkOps {
 		return this.client.getZookeeperClient().isConnected();
 	}
 
+	/**
+	 * The session of the client's current ZooKeeper handle; 0 while it has none yet, or if the
+	 * handle cannot be had.
+	 */
 	long sessionId() {
 		try {
 			return zooKeeper().getSessionId();
@@ -55,6 +59,10 @@ final class ZkOps {
 		catch (Exception ex) {
 			return 0;
 		}
+	}
+
+	boolean isClientClosed() {
+		return this.client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STOPPED;
 	}
 
 	int connectionTimeoutMs() {

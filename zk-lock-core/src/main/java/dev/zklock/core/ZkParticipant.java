@@ -101,8 +101,6 @@ final class ZkParticipant {
 	/** What the attempt waits for now: the reason given if the deadline passes. */
 	private String awaiting = "";
 
-	private boolean awaitingHolder;
-
 	private int connectionLosses;
 
 	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, LockEntry entry, Deadline deadline,
@@ -164,7 +162,14 @@ final class ZkParticipant {
 	private Lease loop() throws AcquireFailure, InterruptedException {
 		String lockPath = this.entry.path();
 		while (true) {
+			checkOpen();
+			checkInterrupt();
 			try {
+				if (this.node == Node.OWNED && !ownedBySession(this.ourStat)) {
+					// The client moved to a new session while we waited: our node belongs to the
+					// old one, which is dead or dying, and can never be held through this client
+					abandonAndRenew();
+				}
 				List<String> children = switch (this.node) {
 					case NONE -> create(lockPath);
 					case MAYBE_CREATED -> recover(lockPath);
@@ -188,10 +193,15 @@ final class ZkParticipant {
 				this.parentMissing = true;
 			}
 			catch (KeeperException.SessionExpiredException ex) {
-				// Ephemeral nodes of the old session are gone with it
-				forgetNode();
-				this.protectionId = UUID.randomUUID().toString();
+				// The old session's nodes go with it on the server; if the expiry was declared by
+				// the client, the server may still have them for a while, so the reaper deletes them
+				abandonAndRenew();
 				awaitConnected(ex);
+			}
+			catch (KeeperException.ThrottledOpException ex) {
+				// The server shed load and applied nothing: try again a little later
+				this.connectionLosses++;
+				backOff();
 			}
 			catch (KeeperException ex) {
 				if (!NodeReaper.isUncertain(ex)) {
@@ -277,6 +287,11 @@ final class ZkParticipant {
 			return List.of();
 		}
 		own(lockPath + "/" + ours, read.stat());
+		if (!ownedBySession(read.stat())) {
+			// Created by a session the client has since left: not ours to hold
+			abandonAndRenew();
+			return List.of();
+		}
 		return children;
 	}
 
@@ -330,12 +345,11 @@ final class ZkParticipant {
 		CompletableFuture<Void> changed = this.watches.expect(serverPath);
 		try {
 			if (awaitReply(this.ops.getData(predecessor, this.watches), "the read of our predecessor") != null) {
-				this.awaitingHolder = true;
 				try {
 					await(changed);
 				}
-				finally {
-					this.awaitingHolder = false;
+				catch (TimeoutException ex) {
+					throw new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
 				}
 			}
 		}
@@ -367,6 +381,24 @@ final class ZkParticipant {
 		this.ourPath = path;
 		this.ourStat = stat;
 		this.create = null;
+	}
+
+	/**
+	 * Whether a node of ours belongs to the session the client has now: only such a node can
+	 * be held through it.
+	 */
+	private boolean ownedBySession(@Nullable Stat stat) {
+		return stat != null && stat.getEphemeralOwner() == this.ops.sessionId();
+	}
+
+	/**
+	 * Give whatever node we may own to the reaper and start over under a new protection id, as
+	 * after the loss of the session that owned it.
+	 */
+	private void abandonAndRenew() {
+		abandon();
+		forgetNode();
+		this.protectionId = UUID.randomUUID().toString();
 	}
 
 	private void forgetNode() {
@@ -409,6 +441,9 @@ final class ZkParticipant {
 	private void awaitConnected(Exception cause) throws AcquireFailure, InterruptedException {
 		while (!this.ops.isConnected()) {
 			checkOpen();
+			if (this.ops.isClientClosed()) {
+				throw new AcquireFailure(Reason.ERROR, "the Curator client was closed", cause);
+			}
 			long remaining = this.deadline.remainingNanos();
 			if (remaining <= 0) {
 				throw new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), cause);
@@ -421,9 +456,6 @@ final class ZkParticipant {
 	private AcquireFailure timedOut() {
 		if (!this.ops.isConnected()) {
 			return new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), null);
-		}
-		if (this.awaitingHolder) {
-			return new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
 		}
 		return new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, null);
 	}

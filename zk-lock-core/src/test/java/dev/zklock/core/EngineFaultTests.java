@@ -309,6 +309,117 @@ class EngineFaultTests {
 		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(connectionTimeoutMs + 1_000);
 	}
 
+	@Test
+	void waitThatEndsBehindAnotherHolderBlamesTheHolder() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkLock held = holder.obtain("blamed");
+		held.lock();
+		try {
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> other.obtain("blamed").acquire(Duration.ofMillis(500)))
+				.withMessageContaining("held by another participant")
+				.withMessageContaining("holder _c_")
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(Reason.HELD_REMOTELY));
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void lockNeverReturnsANodeOfASessionTheClientHasLeft() throws Exception {
+		CuratorFramework client = this.zk.newClient();
+		ZkLockRegistry registry = this.zk.newRegistry(client);
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry third = this.zk.newRegistry();
+		// Several keys at once: each is a chance for the waiter to look again before the
+		// client has its new session, which is when the old node could be taken for ours
+		List<String> keys = List.of("moved-0", "moved-1", "moved-2", "moved-3");
+		List<ZkLock> held = keys.stream().map(holder::obtain).toList();
+		held.forEach(ZkLock::lock);
+		long oldSession = client.getZookeeperClient().getZooKeeper().getSessionId();
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		List<Future<LeaseState>> waiters = keys.stream().map((key) -> this.executor.submit(() -> {
+			ZkLock lock = registry.obtain(key);
+			lock.lock();
+			try {
+				LeaseState state = lock.leaseState();
+				release.await(60, TimeUnit.SECONDS);
+				return state;
+			}
+			finally {
+				lock.unlock();
+			}
+		})).toList();
+		for (String key : keys) {
+			eventually().until(() -> this.zk.children("/locks/" + key).size() == 2);
+		}
+		// Curator declares the session expired while the server still has it (as it does after
+		// a long disconnect) and moves to a new one, while the waiters have no request under
+		// way: their nodes belong to the old session, which the server ends only later
+		client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		eventually().until(() -> client.getZookeeperClient().isConnected()
+				&& client.getZookeeperClient().getZooKeeper().getSessionId() != oldSession);
+		held.forEach(ZkLock::unlock);
+		eventually().until(() -> registry.heldCount() == keys.size());
+		// Now the old session ends on the server too: its nodes go, and nobody else may get in
+		Thread.sleep(InProcessZooKeeper.SESSION_TIMEOUT.toMillis() + 1_000);
+		for (String key : keys) {
+			assertThat(third.obtain(key).tryLock(500, TimeUnit.MILLISECONDS)).as(key).isFalse();
+		}
+		release.countDown();
+		for (Future<LeaseState> waiter : waiters) {
+			assertThat(waiter.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(LeaseState.HELD);
+		}
+		for (String key : keys) {
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/" + key)).isEmpty());
+		}
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void reaperKeepsFollowingTheConnectionWhileResentWorkIsUnderWay() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString());
+		client.create()
+			.creatingParentsIfNeeded()
+			.withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+			.forPath("/locks/reaped/node");
+		NodeReaper reaper = new NodeReaper(client,
+				new ZkOps(client, new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE));
+		Field field = NodeReaper.class.getDeclaredField("pending");
+		field.setAccessible(true);
+		List<Runnable> pending = (List<Runnable>) field.get(reaper);
+		proxy.refuse(true);
+		eventually().until(() -> !client.getZookeeperClient().isConnected());
+		java.util.concurrent.CountDownLatch resending = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+		synchronized (pending) {
+			// Stands for the resending thread being descheduled between taking the work and sending it
+			pending.add(() -> {
+				resending.countDown();
+				try {
+					proceed.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			pending.add(() -> reaper.delete("/locks/reaped/node"));
+		}
+		proxy.refuse(false);
+		assertThat(resending.await(20, TimeUnit.SECONDS)).isTrue();
+		proxy.refuse(true);
+		eventually().until(() -> !client.getZookeeperClient().getZooKeeper().getState().isConnected());
+		// The registry's last lock was released meanwhile: the reaper must not stop with work under way
+		reaper.close();
+		proceed.countDown();
+		Thread.sleep(500);
+		proxy.refuse(false);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/reaped")).isEmpty());
+	}
+
 	/**
 	 * Polls on the test thread, which is the one that holds the locks whose state it reads.
 	 */

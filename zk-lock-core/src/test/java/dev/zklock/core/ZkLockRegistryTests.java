@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate
@@ -154,7 +156,8 @@ class ZkLockRegistryTests {
 				.withMessageContaining("/locks/busy")
 				.withMessageContaining("held by another participant")
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD_REMOTELY));
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+			// One attempt does not wait for the holder: it costs round trips, not the holder's time
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 			assertThat(this.zk.children("/locks/busy")).hasSize(1);
 			assertThat(other.size()).isZero();
 		}
@@ -173,7 +176,8 @@ class ZkLockRegistryTests {
 			long start = System.nanoTime();
 			assertThat(other.obtain("slow").tryLock(500, TimeUnit.MILLISECONDS)).isFalse();
 			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-			assertThat(elapsedMs).isBetween(450L, 1500L);
+			// Never gives up early; the upper margin is scheduling on a loaded machine
+			assertThat(elapsedMs).isBetween(499L, 500L + 2_000L);
 			assertThat(this.zk.children("/locks/slow")).hasSize(1);
 		}
 		finally {
@@ -246,25 +250,28 @@ class ZkLockRegistryTests {
 		ZkLock lock = registry.obtain("shared");
 		assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
 		CountDownLatch acquired = new CountDownLatch(1);
-		Thread waiter = new Thread(() -> {
-			lock.lock();
-			acquired.countDown();
-			try {
-				assertThat(mutex.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException(ex);
-			}
-			finally {
-				lock.unlock();
-			}
-		});
-		waiter.start();
-		assertThat(acquired.await(300, TimeUnit.MILLISECONDS)).isFalse();
-		mutex.release();
-		assertThat(acquired.await(5, TimeUnit.SECONDS)).isTrue();
-		waiter.join(10_000);
-		assertThat(mutex.acquire(2, TimeUnit.SECONDS)).isTrue();
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			// What the engine's holder saw of the Curator mutex, asserted on the test thread
+			Future<Boolean> curatorGotItWhileEngineHeld = executor.submit(() -> {
+				lock.lock();
+				acquired.countDown();
+				try {
+					return mutex.acquire(200, TimeUnit.MILLISECONDS);
+				}
+				finally {
+					lock.unlock();
+				}
+			});
+			assertThat(acquired.await(300, TimeUnit.MILLISECONDS)).isFalse();
+			mutex.release();
+			assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(curatorGotItWhileEngineHeld.get(10, TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(mutex.acquire(5, TimeUnit.SECONDS)).isTrue();
 		mutex.release();
 	}
 
@@ -325,7 +332,9 @@ class ZkLockRegistryTests {
 						lock.lock();
 						try {
 							localGrants.incrementAndGet();
-							Thread.sleep(2);
+							// Long enough that the remote's round trips and the watch event fit in
+							// a hold or two even on a loaded machine
+							Thread.sleep(50);
 						}
 						finally {
 							lock.unlock();
@@ -335,21 +344,19 @@ class ZkLockRegistryTests {
 				}));
 			}
 			// let the local threads settle into handing off to each other
-			while (localGrants.get() < 50) {
-				Thread.sleep(10);
-			}
+			await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.get() >= 10);
 			ZkLock remoteLock = remote.obtain("contended");
 			int grantsBefore = localGrants.get();
-			assertThat(remoteLock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(remoteLock.tryLock(20, TimeUnit.SECONDS)).isTrue();
 			int grantsWhileWaiting = localGrants.get() - grantsBefore;
 			remoteLock.unlock();
 			stop.set(true);
 			for (Future<?> future : futures) {
 				future.get(10, TimeUnit.SECONDS);
 			}
-			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 2 ms holds that fit into
-			// the remote's own create and getChildren round trips before its node is seen
-			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 6);
+			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 50 ms holds that run
+			// while the remote creates its node and the watch event travels (starvation was unbounded)
+			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 4);
 		}
 		finally {
 			stop.set(true);
@@ -379,7 +386,7 @@ class ZkLockRegistryTests {
 					return null;
 				}));
 			}
-			Thread.sleep(2_000);
+			Thread.sleep(3_000);
 			stop.set(true);
 			for (Future<?> future : futures) {
 				future.get(10, TimeUnit.SECONDS);
@@ -390,8 +397,9 @@ class ZkLockRegistryTests {
 			executor.shutdownNow();
 		}
 		double total = grants[0].get() + grants[1].get();
+		// Bounded hand-off makes the two alternate; the starvation bug gave 99 % / 1 %
 		assertThat(grants[0].get() / total).as("share of the first JVM (%s vs %s)", grants[0], grants[1])
-			.isBetween(0.25, 0.75);
+			.isBetween(0.2, 0.8);
 	}
 
 	@Test
@@ -450,13 +458,14 @@ class ZkLockRegistryTests {
 			long start = System.nanoTime();
 			assertThat(lock.tryLock(waitMs, TimeUnit.MILLISECONDS)).isFalse();
 			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-			assertThat(elapsedMs).isBetween(waitMs - 10, waitMs + 300);
+			// A hard bound: never early, late only by scheduling on a loaded machine
+			assertThat(elapsedMs).isBetween(waitMs - 1, waitMs + 1_000);
 		}
 		long start = System.nanoTime();
 		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> lock.acquire(Duration.ofMillis(300)))
 			.withMessageContaining("ZooKeeper could not be reached")
 			.withMessageContaining("connect string");
-		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(700);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(300 + 1_000);
 		this.zk.server().restart();
 		lock.acquire(Duration.ofSeconds(10));
 		lock.unlock();
@@ -500,11 +509,7 @@ class ZkLockRegistryTests {
 		lock.lock();
 		long token = lock.fencingToken();
 		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		while (lock.leaseState() != LeaseState.LOST && System.nanoTime() < deadline) {
-			Thread.sleep(20);
-		}
-		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
+		eventually().until(lock::leaseState, (state) -> state == LeaseState.LOST);
 		assertThat(states).contains(LeaseState.LOST);
 		ZkLock remote = other.obtain("expiring");
 		assertThat(remote.tryLock(15, TimeUnit.SECONDS)).isTrue();
@@ -527,29 +532,24 @@ class ZkLockRegistryTests {
 		lock.lock();
 		try {
 			this.zk.server().stop();
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-			while (lock.leaseState() == LeaseState.HELD && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
-			assertThat(lock.leaseState()).isEqualTo(LeaseState.UNCERTAIN);
+			eventually().until(lock::leaseState, (state) -> state == LeaseState.UNCERTAIN);
 			this.zk.server().restart();
-			deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-			while (lock.leaseState() == LeaseState.UNCERTAIN && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
-			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+			eventually().until(lock::leaseState, (state) -> state == LeaseState.HELD);
 		}
 		finally {
 			lock.unlock();
 		}
 	}
 
-	private void awaitChildren(String path, int count) throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (this.zk.children(path).size() != count && System.nanoTime() < deadline) {
-			Thread.sleep(20);
-		}
-		assertThat(this.zk.children(path)).hasSize(count);
+	private void awaitChildren(String path, int count) {
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.zk.children(path)).hasSize(count));
+	}
+
+	/**
+	 * Polls on the test thread, which is the one that holds the locks whose state it reads.
+	 */
+	private static ConditionFactory eventually() {
+		return await().atMost(Duration.ofSeconds(20)).pollInSameThread().pollInterval(Duration.ofMillis(20));
 	}
 
 	static void runConcurrently(int threads, java.util.concurrent.Callable<Void> task) throws Exception {

@@ -1,5 +1,6 @@
 package dev.zklock.sample;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,7 +8,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,9 +29,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The sample on a random port with its embedded ZooKeeper on a free port.
@@ -40,6 +45,12 @@ class ShopApplicationTests {
 
 	private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {
 	};
+
+	/**
+	 * How long to wait for anything that should take well under a second: generous, as CI runs
+	 * these tests on loaded two-core machines.
+	 */
+	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
 
 	@Value("${local.server.port}")
 	int port;
@@ -58,6 +69,9 @@ class ShopApplicationTests {
 	@Autowired
 	CuratorFramework curator;
 
+	@Autowired
+	JdbcClient jdbc;
+
 	@Test
 	@SuppressWarnings("unchecked")
 	void healthIsUpWithZkLockDetails() {
@@ -74,63 +88,68 @@ class ShopApplicationTests {
 	void zklocksEndpointShowsLocalHoldersAndParticipantsAcrossJvms() throws Exception {
 		CountDownLatch held = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		Thread holder = new Thread(() -> {
+		// Futures, so that a failure in either spawned thread fails this test rather than the thread
+		FutureTask<Void> holding = new FutureTask<>(() -> {
 			ZkLock lock = this.registry.obtain("stock:kiwi");
 			lock.lock();
 			try {
 				held.countDown();
-				release.await(30, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+				release.await(LONG_WAIT.toSeconds(), TimeUnit.SECONDS);
 			}
 			finally {
 				lock.unlock();
 			}
-		}, "kiwi-holder");
-		holder.start();
-		assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
-		// Another JVM's participant: its own session, waiting behind us
-		try (CuratorFramework other = CuratorFrameworkFactory.newClient(
-				this.curator.getZookeeperClient().getCurrentConnectionString(), new RetryOneTime(100))) {
-			other.start();
-			InterProcessMutex mutex = new InterProcessMutex(other, "/locks/stock:kiwi");
-			Thread waiter = new Thread(() -> {
-				try {
-					if (mutex.acquire(20, TimeUnit.SECONDS)) {
-						mutex.release();
+			return null;
+		});
+		new Thread(holding, "kiwi-holder").start();
+		try {
+			await().atMost(LONG_WAIT).until(() -> held.getCount() == 0 || holding.isDone());
+			assertThat(holding).as("kiwi-holder ended before it held the lock").isNotDone();
+			// Another JVM's participant: its own session, waiting behind us
+			try (CuratorFramework other = CuratorFrameworkFactory.newClient(
+					this.curator.getZookeeperClient().getCurrentConnectionString(), new RetryOneTime(100))) {
+				other.start();
+				InterProcessMutex mutex = new InterProcessMutex(other, "/locks/stock:kiwi");
+				FutureTask<Boolean> waiting = new FutureTask<>(() -> {
+					if (!mutex.acquire(2 * LONG_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+						return false;
 					}
-				}
-				catch (Exception ex) {
-					throw new IllegalStateException(ex);
-				}
-			});
-			waiter.start();
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-			List<Map<String, Object>> participants = List.of();
-			while (participants.size() < 2 && System.nanoTime() < deadline) {
-				Map<String, Object> body = client().get().uri("/actuator/zklocks/stock:kiwi").retrieve().body(JSON);
-				participants = (List<Map<String, Object>>) body.get("participants");
-				Thread.sleep(50);
+					mutex.release();
+					return true;
+				});
+				new Thread(waiting, "kiwi-other-jvm").start();
+				AtomicReference<List<Map<String, Object>>> participants = new AtomicReference<>();
+				await().atMost(LONG_WAIT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+					Map<String, Object> body = client().get().uri("/actuator/zklocks/stock:kiwi").retrieve().body(JSON);
+					assertThat(body).isNotNull();
+					List<Map<String, Object>> current = (List<Map<String, Object>>) body.get("participants");
+					assertThat(current).as("participants (other JVM's waiter: %s)", waiting).hasSize(2);
+					participants.set(current);
+				});
+				assertThat(participants.get().get(0)).containsEntry("holder", true);
+				assertThat((String) participants.get().get(0).get("owner")).contains("@");
+				assertThat(participants.get().get(1)).containsEntry("holder", false);
+				assertThat(((Number) participants.get().get(0).get("fencingToken")).longValue())
+					.isLessThan(((Number) participants.get().get(1).get("fencingToken")).longValue());
+				Map<String, Object> local = client().get().uri("/actuator/zklocks").retrieve().body(JSON);
+				assertThat((List<Map<String, Object>>) local.get("locks")).anySatisfy((lock) -> {
+					assertThat(lock).containsEntry("key", "stock:kiwi")
+						.containsEntry("path", "/locks/stock:kiwi")
+						.containsEntry("held", true)
+						.containsEntry("holderThread", "kiwi-holder")
+						.containsEntry("leaseState", "HELD")
+						.containsKeys("heldSince", "fencingToken", "waiters");
+				});
+				release.countDown();
+				holding.get(LONG_WAIT.toSeconds(), TimeUnit.SECONDS);
+				assertThat(waiting.get(2 * LONG_WAIT.toSeconds(), TimeUnit.SECONDS))
+					.as("the other JVM's waiter got the lock once we released it")
+					.isTrue();
 			}
-			assertThat(participants).hasSize(2);
-			assertThat(participants.get(0)).containsEntry("holder", true);
-			assertThat((String) participants.get(0).get("owner")).contains("@");
-			assertThat(participants.get(1)).containsEntry("holder", false);
-			assertThat((Long) ((Number) participants.get(0).get("fencingToken")).longValue())
-				.isLessThan(((Number) participants.get(1).get("fencingToken")).longValue());
-			Map<String, Object> local = client().get().uri("/actuator/zklocks").retrieve().body(JSON);
-			assertThat((List<Map<String, Object>>) local.get("locks")).anySatisfy((lock) -> {
-				assertThat(lock).containsEntry("key", "stock:kiwi")
-					.containsEntry("path", "/locks/stock:kiwi")
-					.containsEntry("held", true)
-					.containsEntry("holderThread", "kiwi-holder")
-					.containsEntry("leaseState", "HELD")
-					.containsKeys("heldSince", "fencingToken", "waiters");
-			});
+		}
+		finally {
+			// Also on failure: the holder must not keep the lock for the other tests
 			release.countDown();
-			holder.join(10_000);
-			waiter.join(30_000);
 		}
 	}
 
@@ -198,17 +217,38 @@ class ShopApplicationTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void oversellDemoReportIsConsistent() {
-		Map<String, Object> report = client().post().uri("/demo/oversell?stock=20&orders=50").retrieve().body(JSON);
+		RestClient client = client();
+		Map<String, Object> report = client.post().uri("/demo/oversell?stock=20&orders=50").retrieve().body(JSON);
+		// The report against what the database holds afterwards: rows in the order table (one per
+		// accepted one-unit order) and the stock left, read through the shop's own API
 		Map<String, Object> locked = (Map<String, Object>) report.get("withLock");
+		assertThat(orderRows("demo-locked")).isEqualTo(20);
+		assertThat(stockLeft(client, "demo-locked")).isZero();
 		assertThat(locked).containsEntry("accepted", 20)
 			.containsEntry("sold", 20)
 			.containsEntry("remaining", 0)
 			.containsEntry("oversold", 0);
 		Map<String, Object> unlocked = (Map<String, Object>) report.get("withoutLock");
-		int sold = (Integer) unlocked.get("sold");
-		assertThat(unlocked.get("accepted")).isEqualTo(sold);
-		assertThat(unlocked.get("oversold")).isEqualTo(Math.max(0, sold - 20));
-		assertThat((Integer) unlocked.get("remaining")).isBetween(0, 20);
+		int rows = orderRows("demo-unlocked");
+		int left = stockLeft(client, "demo-unlocked");
+		assertThat(unlocked).containsEntry("accepted", rows).containsEntry("sold", rows).containsEntry("remaining", left);
+		assertThat(left).isBetween(0, 20);
+		// Each sale writes one less than the stock it read, so what left the stock is a chain of sales,
+		// each overwriting the one before; racing sales outside that chain are lost updates
+		int lostUpdates = rows - (20 - left);
+		assertThat(lostUpdates).isNotNegative();
+		// Oversold units are sales beyond the stock, and each of them is a lost update
+		assertThat((Integer) unlocked.get("oversold")).isBetween(Math.max(0, rows - 20), lostUpdates);
+	}
+
+	private int orderRows(String sku) {
+		return this.jdbc.sql("select count(*) from orders where sku = :sku").param("sku", sku).query(Integer.class).single();
+	}
+
+	private static int stockLeft(RestClient client, String sku) {
+		Map<String, Object> stock = client.get().uri("/stock/{sku}", sku).retrieve().body(JSON);
+		assertThat(stock).containsEntry("sku", sku).containsKey("qty");
+		return (Integer) stock.get("qty");
 	}
 
 }

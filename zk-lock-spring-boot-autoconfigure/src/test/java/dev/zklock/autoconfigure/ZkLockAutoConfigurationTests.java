@@ -13,12 +13,21 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.zklock.annotation.DistributedLock;
 import dev.zklock.aop.DistributedLockAdvisor;
+import dev.zklock.aop.DistributedLockInterceptor;
+import dev.zklock.aop.LockKeyExpressionEvaluator;
+import dev.zklock.aop.LockOperationSource;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
 
+import org.springframework.aop.framework.Advised;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -26,7 +35,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.annotation.Order;
+import org.springframework.util.function.SingletonSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -121,6 +132,17 @@ class ZkLockAutoConfigurationTests {
 		runner().withUserConfiguration(OwnRegistryConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(ZkLockRegistry.class).hasBean("ownRegistry");
 			assertThat(context.getBean(ZkLockRegistry.class).getOptions().rootPath()).isEqualTo("/own");
+			assertThat(context).hasSingleBean(DistributedLockAdvisor.class)
+				.hasBean("ownAdvisor")
+				.doesNotHaveBean("distributedLockAdvisor");
+			DistributedLockAdvisor advisor = context.getBean(DistributedLockAdvisor.class);
+			assertThat(advisor).isSameAs(context.getBean("ownAdvisor"));
+			assertThat(advisor.getOrder()).isEqualTo(OwnRegistryConfiguration.ADVISOR_ORDER);
+			// The application's advisor is the one, and the only one, that locked methods get
+			Greeter greeter = context.getBean(Greeter.class);
+			assertThat(greeter).isInstanceOf(Advised.class);
+			assertThat(((Advised) greeter).getAdvisors()).containsExactly(advisor);
+			assertThat(greeter.greet()).isEqualTo("held");
 		});
 	}
 
@@ -158,12 +180,15 @@ class ZkLockAutoConfigurationTests {
 	void absentZooKeeperDoesNotHangStartupAndWarnsOnce(CapturedOutput output) throws Exception {
 		this.zk.server().stop();
 		long start = System.nanoTime();
-		runner().withPropertyValues("zklock.initial-connect-wait=500ms").run((context) -> {
-			assertThat(context).hasNotFailed().hasSingleBean(ZkLockRegistry.class);
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-			assertThat(output).containsOnlyOnce("ZooKeeper at '" + this.zk.connectString()
-					+ "' could not be reached within 500 ms; starting anyway");
-		});
+		// A connection timeout beyond the bound below, so that startup waiting for it would fail it
+		runner().withPropertyValues("zklock.initial-connect-wait=500ms", "zklock.connection-timeout=60s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(ZkLockRegistry.class);
+				// Catches startup waiting for the server rather than initial-connect-wait; wide for loaded CI
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+				assertThat(output).containsOnlyOnce("ZooKeeper at '" + this.zk.connectString()
+						+ "' could not be reached within 500 ms; starting anyway");
+			});
 	}
 
 	@Test
@@ -232,9 +257,45 @@ class ZkLockAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class OwnRegistryConfiguration {
 
+		/**
+		 * Unlike the auto-configured default, so the test can tell the advisors apart.
+		 */
+		static final int ADVISOR_ORDER = 7;
+
 		@Bean
 		ZkLockRegistry ownRegistry(CuratorFramework client) {
 			return new ZkLockRegistry(client, dev.zklock.core.ZkLockOptions.defaults().withRootPath("/own"));
+		}
+
+		// Static and infrastructure, as the auto-configured one: the auto-proxy creator applies
+		// only infrastructure advisors
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static DistributedLockAdvisor ownAdvisor(ObjectProvider<ZkLockTemplate> template, BeanFactory beanFactory) {
+			LockOperationSource operationSource = new LockOperationSource(new LockKeyExpressionEvaluator(beanFactory));
+			DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource,
+					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(template::getObject));
+			return new DistributedLockAdvisor(operationSource, interceptor, ADVISOR_ORDER);
+		}
+
+		@Bean
+		Greeter greeter(ZkLockRegistry registry) {
+			return new Greeter(registry);
+		}
+
+	}
+
+	public static class Greeter {
+
+		private final ZkLockRegistry registry;
+
+		public Greeter(ZkLockRegistry registry) {
+			this.registry = registry;
+		}
+
+		@DistributedLock(key = "'greeting'")
+		public String greet() {
+			return this.registry.obtain("greeting").isHeldByCurrentThread() ? "held" : "not held";
 		}
 
 	}

@@ -1,7 +1,6 @@
 package dev.zklock.autoconfigure.health;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -19,12 +18,13 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Health transitions of {@link ZkLockHealthIndicator} on a real ZooKeeper that is stopped and
  * restarted.
  */
-@Timeout(90)
+@Timeout(120)
 class ZkLockHealthIndicatorTests {
 
 	@RegisterExtension
@@ -53,13 +53,13 @@ class ZkLockHealthIndicatorTests {
 				.containsKey("sinceLastChange");
 			assertThat((String) up.getDetails().get("sessionId")).matches("0x[0-9a-f]+");
 			this.zk.server().stop();
-			awaitStatus(() -> indicator.health(), Status.OUT_OF_SERVICE, Duration.ofSeconds(10));
+			awaitStatus(() -> indicator.health(), Status.OUT_OF_SERVICE, Duration.ofSeconds(30));
 			// Curator declares the session lost once it has been suspended for the session timeout
-			awaitStatus(() -> indicator.health(), Status.DOWN, Duration.ofSeconds(20));
+			awaitStatus(() -> indicator.health(), Status.DOWN, Duration.ofSeconds(30));
 			assertThat(indicator.health().getDetails()).containsEntry("state",
 					org.apache.curator.framework.state.ConnectionState.LOST);
 			this.zk.server().restart();
-			awaitStatus(() -> indicator.health(), Status.UP, Duration.ofSeconds(20));
+			awaitStatus(() -> indicator.health(), Status.UP, Duration.ofSeconds(30));
 			try {
 				lock.unlock();
 			}
@@ -91,13 +91,8 @@ class ZkLockHealthIndicatorTests {
 		});
 	}
 
-	private static void awaitStatus(Supplier<Health> health, Status status, Duration timeout)
-			throws InterruptedException {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (!health.get().getStatus().equals(status) && System.nanoTime() < deadline) {
-			TimeUnit.MILLISECONDS.sleep(50);
-		}
-		assertThat(health.get().getStatus()).isEqualTo(status);
+	private static void awaitStatus(Supplier<Health> health, Status status, Duration timeout) {
+		await().atMost(timeout).untilAsserted(() -> assertThat(health.get().getStatus()).isEqualTo(status));
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.zklock.autoconfigure.metrics;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,11 +27,12 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Metric values after real calls through {@code @DistributedLock} and the template.
  */
-@Timeout(60)
+@Timeout(120)
 class ZkLockMetricsTests {
 
 	@RegisterExtension
@@ -84,17 +87,9 @@ class ZkLockMetricsTests {
 		runner().withPropertyValues("zklock.session-timeout=4s").run((context) -> {
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			this.zk.server().stop();
-			long deadline = System.nanoTime() + 10_000_000_000L;
-			while (meters.find("zklock.session.events").tag("state", "SUSPENDED").counter() == null
-					&& System.nanoTime() < deadline) {
-				Thread.sleep(50);
-			}
+			awaitSessionEvent(meters, "SUSPENDED");
 			this.zk.server().restart();
-			deadline = System.nanoTime() + 20_000_000_000L;
-			while (meters.find("zklock.session.events").tag("state", "RECONNECTED").counter() == null
-					&& System.nanoTime() < deadline) {
-				Thread.sleep(50);
-			}
+			awaitSessionEvent(meters, "RECONNECTED");
 			assertThat(meters.get("zklock.session.events").tag("state", "SUSPENDED").counter().count()).isEqualTo(1);
 			assertThat(meters.get("zklock.session.events").tag("state", "RECONNECTED").counter().count()).isEqualTo(1);
 		});
@@ -111,6 +106,14 @@ class ZkLockMetricsTests {
 				assertThat(context).doesNotHaveBean(MeterRegistry.class);
 				context.getBean(Billing.class).charge("x");
 			});
+	}
+
+	private static void awaitSessionEvent(MeterRegistry meters, String state) {
+		// find(), not get(): Awaitility retries a failed assertion, but not the exception get() throws
+		await().atMost(Duration.ofSeconds(40))
+			.untilAsserted(() -> assertThat(meters.find("zklock.session.events").tag("state", state).counter())
+				.as("a %s session event", state)
+				.isNotNull());
 	}
 
 	public static class Billing {

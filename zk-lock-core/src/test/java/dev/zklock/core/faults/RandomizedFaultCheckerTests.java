@@ -1,0 +1,749 @@
+package dev.zklock.core.faults;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockListener;
+import dev.zklock.core.ZkLockOptions;
+import dev.zklock.core.ZkLockRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The randomized fault checker: several registries (each its own Curator client and session,
+ * some behind {@link ZkFaultProxy fault proxies}) and plain Curator mutexes contend for a few
+ * keys on a real 3-server ensemble, while a chaos thread kills connections, blackholes, stalls
+ * and refuses them, loses single replies, expires sessions from either side, restarts servers
+ * and interrupts waiting threads. Every critical section is recorded and checked afterwards
+ * ({@link HoldLog}): no two overlap unless one side was compromised in time, fencing tokens
+ * never go back, every wait ends within its bound plus {@link #WAIT_MARGIN}, no thread hangs, no
+ * lock node is left and every registry ends empty.
+ *
+ * <p>The schedule of faults and the choices of the workers come from one seed; threads still
+ * interleave as the machine lets them, so a seed reproduces the run's shape, not its every step.
+ * CI runs the fixed seed for {@code zklock.checker.seconds} (45 by default); for a longer run,
+ * {@code -Dzklock.checker.seconds=600 -Dzklock.checker.seed=random}. The seed is printed and
+ * written to {@code target/fault-checker.md} with the figures.
+ */
+@Timeout(600)
+class RandomizedFaultCheckerTests {
+
+	/** What a wait may overrun its bound by, on a loaded 2-core machine. */
+	static final Duration WAIT_MARGIN = Duration.ofMillis(500);
+
+	private static final long CI_SEED = 20261122L;
+
+	private static final int SESSION_TIMEOUT_MS = 3_000;
+
+	private static final int CONNECTION_TIMEOUT_MS = 2_000;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final List<Participant> participants = new ArrayList<>();
+
+	private final HoldLog log = new HoldLog();
+
+	private final Queue<String> unexpected = new ConcurrentLinkedQueue<>();
+
+	private final Map<Fault, LongAdder> faults = new EnumMap<>(Fault.class);
+
+	private final LongAdder interrupts = new LongAdder();
+
+	private final LongAdder attempts = new LongAdder();
+
+	private final LongAdder timedOut = new LongAdder();
+
+	private final LongAdder lostAtRelease = new LongAdder();
+
+	/** Engine holds whose lease was not HELD when the caller first looked, right after acquiring. */
+	private final LongAdder beganUnsure = new LongAdder();
+
+	private final AtomicLong worstOverrunNanos = new AtomicLong();
+
+	private final AtomicBoolean stop = new AtomicBoolean();
+
+	private TestingCluster cluster;
+
+	private ScheduledExecutorService healer;
+
+	private ExecutorService releasers;
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.stop.set(true);
+		if (this.healer != null) {
+			this.healer.shutdownNow();
+		}
+		if (this.releasers != null) {
+			this.releasers.shutdownNow();
+		}
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			try {
+				this.closeables.get(i).close();
+			}
+			catch (Exception ex) {
+				// best effort
+			}
+		}
+		if (this.cluster != null) {
+			this.cluster.close();
+		}
+	}
+
+	@Test
+	void randomizedFaultsNeverBreakMutualExclusion() throws Exception {
+		String seedProperty = System.getProperty("zklock.checker.seed", Long.toString(CI_SEED));
+		long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
+		long seconds = Long.getLong("zklock.checker.seconds", 45);
+		System.out.println("Fault checker seed " + seed + " for " + seconds + " s (-Dzklock.checker.seed=" + seed + ")");
+		Random random = new Random(seed);
+		for (Fault fault : Fault.values()) {
+			this.faults.put(fault, new LongAdder());
+		}
+		startCluster();
+		this.healer = Executors.newScheduledThreadPool(2);
+		this.releasers = Executors.newCachedThreadPool();
+		int registries = 2 + random.nextInt(3);
+		int curators = 1 + random.nextInt(2);
+		int keys = 1 + random.nextInt(4);
+		for (int i = 0; i < registries; i++) {
+			// Every other registry talks through proxies, so that network faults reach it
+			this.participants.add(engine("registry-" + i, i % 2 == 0, random.nextInt(9)));
+		}
+		for (int i = 0; i < curators; i++) {
+			this.participants.add(curator("curator-" + i));
+		}
+		String configuration = registries + " registries, " + curators + " Curator mutex clients, " + keys + " keys";
+		System.out.println("Fault checker: " + configuration);
+
+		List<Thread> workers = new ArrayList<>();
+		CountDownLatch started = new CountDownLatch(1);
+		int index = 0;
+		for (Participant participant : this.participants) {
+			int threads = 2 + random.nextInt(3);
+			for (int t = 0; t < threads; t++) {
+				long workerSeed = seed * 31 + index++;
+				Thread worker = new Thread(() -> {
+					awaitQuietly(started);
+					participant.work(new Random(workerSeed), keys);
+				}, participant.name + "-worker-" + t);
+				participant.threads.add(worker);
+				workers.add(worker);
+				worker.start();
+			}
+		}
+		started.countDown();
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+		while (System.nanoTime() < end) {
+			Thread.sleep(150 + random.nextInt(450));
+			injectFault(random);
+		}
+		this.stop.set(true);
+		heal();
+		long stopped = System.nanoTime();
+		for (Thread worker : workers) {
+			worker.join(TimeUnit.SECONDS.toMillis(60));
+			if (worker.isAlive()) {
+				this.unexpected.add("worker " + worker.getName() + " did not end (hang): "
+						+ java.util.Arrays.toString(worker.getStackTrace()));
+			}
+		}
+		this.releasers.shutdown();
+		assertThat(this.releasers.awaitTermination(30, TimeUnit.SECONDS)).as("leases released").isTrue();
+		long drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+
+		int orphans = awaitNoLockNodes(keys);
+		HoldLog.Verdict verdict = this.log.verdict();
+		String figures = report(seed, seconds, configuration, verdict, orphans, drainedMs);
+		System.out.println(figures);
+		Files.createDirectories(Path.of("target"));
+		Files.writeString(Path.of("target", "fault-checker.md"), figures);
+
+		assertThat(this.unexpected).as("unexpected outcomes").isEmpty();
+		assertThat(verdict.violations).as("overlapping holds with neither side compromised").isEmpty();
+		assertThat(verdict.regressions).as("fencing tokens going back").isEmpty();
+		assertThat(orphans).as("lock nodes left behind").isZero();
+		assertThat(this.worstOverrunNanos.get()).as("worst overrun of a wait, ns").isLessThan(WAIT_MARGIN.toNanos());
+		for (Participant participant : this.participants) {
+			if (participant.registry != null) {
+				await().atMost(Duration.ofSeconds(20))
+					.untilAsserted(() -> assertThat(participant.registry.size()).as(participant.name + " entries")
+						.isZero());
+				assertThat(participant.registry.waitingCount()).isZero();
+				assertThat(participant.registry.heldCount()).isZero();
+			}
+		}
+		assertThat(this.log.size()).as("grants").isPositive();
+	}
+
+	// --- the participants ---
+
+	private Participant engine(String name, boolean proxied, int maxLocalHandoffs) throws Exception {
+		Participant participant = new Participant(name, proxied);
+		ZkLockRegistry registry = new ZkLockRegistry(participant.client,
+				ZkLockOptions.defaults().withMaxLocalHandoffs(maxLocalHandoffs));
+		participant.client.getConnectionStateListenable().addListener((client, state) -> {
+			if (state == ConnectionState.LOST || state == ConnectionState.CONNECTED
+					|| state == ConnectionState.RECONNECTED) {
+				long session = sessionOf(client);
+				if (state == ConnectionState.LOST || session != participant.killedSession) {
+					this.log.newSession(name);
+				}
+			}
+		});
+		this.closeables.add(registry);
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String key, String path, LeaseState state) {
+				if (state != LeaseState.HELD) {
+					RandomizedFaultCheckerTests.this.log.noticed(name, key);
+				}
+			}
+		});
+		participant.registry = registry;
+		return participant;
+	}
+
+	private Participant curator(String name) throws Exception {
+		Participant participant = new Participant(name, false);
+		participant.client.getConnectionStateListenable().addListener((client, state) -> {
+			// A plain Curator mutex keeps no lease state: a suspended connection is all it knows
+			if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+				this.log.noticed(name, null);
+			}
+		});
+		return participant;
+	}
+
+	/**
+	 * One lock client: an engine registry or plain Curator mutexes, on its own session.
+	 */
+	final class Participant {
+
+		final String name;
+
+		final CuratorFramework client;
+
+		final List<ZkFaultProxy> proxies = new ArrayList<>();
+
+		final List<Thread> threads = new ArrayList<>();
+
+		ZkLockRegistry registry;
+
+		/** The session the checker last closed on the server. */
+		volatile long killedSession;
+
+		Participant(String name, boolean proxied) throws Exception {
+			this.name = name;
+			String connectString = RandomizedFaultCheckerTests.this.cluster.getConnectString();
+			if (proxied) {
+				List<String> addresses = new ArrayList<>();
+				for (InstanceSpec spec : RandomizedFaultCheckerTests.this.cluster.getInstances()) {
+					ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", spec.getPort());
+					RandomizedFaultCheckerTests.this.closeables.add(proxy);
+					this.proxies.add(proxy);
+					addresses.add(proxy.connectString());
+				}
+				connectString = String.join(",", addresses);
+			}
+			this.client = CuratorFrameworkFactory.builder()
+				.connectString(connectString)
+				.sessionTimeoutMs(SESSION_TIMEOUT_MS)
+				.connectionTimeoutMs(CONNECTION_TIMEOUT_MS)
+				.retryPolicy(new RetryOneTime(100))
+				.build();
+			this.client.start();
+			assertThat(this.client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+			RandomizedFaultCheckerTests.this.closeables.add(0, this.client);
+		}
+
+		void work(Random random, int keys) {
+			while (!RandomizedFaultCheckerTests.this.stop.get()) {
+				String key = "k" + random.nextInt(keys);
+				try {
+					if (this.registry != null) {
+						engineRound(random, key);
+					}
+					else {
+						curatorRound(random, key);
+					}
+				}
+				catch (InterruptedException ex) {
+					// an injected interrupt that landed outside a lock call
+				}
+				catch (Throwable ex) {
+					RandomizedFaultCheckerTests.this.unexpected.add(this.name + ": " + ex);
+				}
+			}
+			Thread.interrupted();
+		}
+
+		private void engineRound(Random random, String key) throws Exception {
+			ZkLock lock = this.registry.obtain(key);
+			int choice = random.nextInt(100);
+			if (choice < 15) {
+				leaseRound(random, key);
+				return;
+			}
+			Duration wait = randomWait(random);
+			long start = System.nanoTime();
+			boolean acquired;
+			boolean bounded = true;
+			RandomizedFaultCheckerTests.this.attempts.increment();
+			try {
+				if (choice < 40) {
+					acquired = wait.isZero() ? lock.tryLock() : lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
+				}
+				else if (choice < 70) {
+					lock.acquire(wait);
+					acquired = true;
+				}
+				else if (choice < 92) {
+					bounded = false;
+					lock.lockInterruptibly();
+					acquired = true;
+				}
+				else {
+					bounded = false;
+					lock.lock();
+					acquired = true;
+				}
+			}
+			catch (LockAcquisitionException ex) {
+				acquired = false;
+				if (ex.getReason() == LockAcquisitionException.Reason.ERROR
+						|| ex.getReason() == LockAcquisitionException.Reason.CLOSED) {
+					RandomizedFaultCheckerTests.this.unexpected.add(this.name + ": " + ex.getMessage());
+				}
+			}
+			catch (InterruptedException ex) {
+				RandomizedFaultCheckerTests.this.interrupts.increment();
+				acquired = false;
+			}
+			if (bounded) {
+				checkWait(wait, System.nanoTime() - start);
+			}
+			if (!acquired) {
+				RandomizedFaultCheckerTests.this.timedOut.increment();
+				return;
+			}
+			HoldLog.Hold hold = RandomizedFaultCheckerTests.this.log.enter(this.name, key);
+			LeaseState entryState = lock.leaseState();
+			if (entryState != LeaseState.HELD) {
+				RandomizedFaultCheckerTests.this.beganUnsure.increment();
+			}
+			long token = lock.fencingToken();
+			try {
+				if (random.nextInt(10) == 0) {
+					// Re-entry takes no request and changes nothing
+					lock.lock();
+					lock.unlock();
+				}
+				holdFor(random);
+			}
+			finally {
+				RandomizedFaultCheckerTests.this.log.exit(hold, token, entryState, lock.leaseState());
+				try {
+					lock.unlock();
+				}
+				catch (LockLostException ex) {
+					RandomizedFaultCheckerTests.this.lostAtRelease.increment();
+				}
+			}
+		}
+
+		private void leaseRound(Random random, String key) throws Exception {
+			Duration wait = randomWait(random);
+			long start = System.nanoTime();
+			RandomizedFaultCheckerTests.this.attempts.increment();
+			ZkLease lease;
+			try {
+				lease = this.registry.acquireLease(key, wait);
+			}
+			catch (LockAcquisitionException ex) {
+				checkWait(wait, System.nanoTime() - start);
+				RandomizedFaultCheckerTests.this.timedOut.increment();
+				if (ex.getReason() == LockAcquisitionException.Reason.INTERRUPTED) {
+					RandomizedFaultCheckerTests.this.interrupts.increment();
+					Thread.interrupted();
+				}
+				return;
+			}
+			checkWait(wait, System.nanoTime() - start);
+			HoldLog.Hold hold = RandomizedFaultCheckerTests.this.log.enter(this.name, key);
+			LeaseState entryState = lease.state();
+			if (entryState != LeaseState.HELD) {
+				RandomizedFaultCheckerTests.this.beganUnsure.increment();
+			}
+			long token = lease.fencingToken();
+			long workMicros = workMicros(random);
+			// Released by another thread, as async work does
+			RandomizedFaultCheckerTests.this.releasers.execute(() -> {
+				try {
+					TimeUnit.MICROSECONDS.sleep(workMicros);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				RandomizedFaultCheckerTests.this.log.exit(hold, token, entryState, lease.state());
+				try {
+					lease.release();
+				}
+				catch (LockLostException ex) {
+					RandomizedFaultCheckerTests.this.lostAtRelease.increment();
+				}
+				catch (RuntimeException ex) {
+					RandomizedFaultCheckerTests.this.unexpected.add(this.name + " lease release: " + ex);
+				}
+			});
+		}
+
+		private void curatorRound(Random random, String key) throws Exception {
+			TokenedMutex mutex = new TokenedMutex(this.client, "/locks/" + key);
+			boolean acquired;
+			try {
+				acquired = mutex.acquire(1 + random.nextInt(300), TimeUnit.MILLISECONDS);
+			}
+			catch (Exception ex) {
+				// Curator fails its calls while the connection is down
+				return;
+			}
+			if (!acquired) {
+				return;
+			}
+			HoldLog.Hold hold = RandomizedFaultCheckerTests.this.log.enter(this.name, key);
+			Stat node = mutex.node();
+			// Without its node Curator does not hold, whatever acquire() said
+			LeaseState entryState = (node != null && node != MISSING) ? LeaseState.HELD : LeaseState.LOST;
+			long token = (node != null && node != MISSING) ? node.getCzxid() : -1;
+			try {
+				holdFor(random);
+			}
+			finally {
+				LeaseState state = this.client.getZookeeperClient().isConnected() ? LeaseState.HELD
+						: LeaseState.UNCERTAIN;
+				RandomizedFaultCheckerTests.this.log.exit(hold, token, (node == null) ? LeaseState.HELD : entryState,
+						state);
+				try {
+					mutex.release();
+				}
+				catch (Exception ex) {
+					// Curator keeps deleting in the background (guaranteed delete)
+				}
+			}
+		}
+
+	}
+
+	/**
+	 * A Curator mutex that tells its node's creation zxid, the same fencing token the engine
+	 * gives.
+	 */
+	static final Stat MISSING = new Stat();
+
+	static final class TokenedMutex extends InterProcessMutex {
+
+		private final CuratorFramework client;
+
+		TokenedMutex(CuratorFramework client, String path) {
+			super(client, path);
+			this.client = client;
+		}
+
+		/**
+		 * The stat of the mutex's node; {@link #MISSING} if it does not exist, {@code null} if
+		 * it could not be read.
+		 */
+		Stat node() {
+			try {
+				Stat stat = this.client.checkExists().forPath(getLockPath());
+				return (stat != null) ? stat : MISSING;
+			}
+			catch (Exception ex) {
+				return null;
+			}
+		}
+
+	}
+
+	private static Duration randomWait(Random random) {
+		int kind = random.nextInt(10);
+		if (kind < 2) {
+			return Duration.ZERO;
+		}
+		if (kind < 7) {
+			return Duration.ofMillis(1 + random.nextInt(5));
+		}
+		return Duration.ofMillis(20 + random.nextInt(500));
+	}
+
+	private static long sessionOf(CuratorFramework client) {
+		try {
+			return client.getZookeeperClient().getZooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
+	private static long workMicros(Random random) {
+		// Mostly short; now and then long enough to meet a fault while held
+		return (random.nextInt(100) == 0) ? TimeUnit.MILLISECONDS.toMicros(200 + random.nextInt(1500))
+				: random.nextInt(5_000);
+	}
+
+	private static void holdFor(Random random) throws InterruptedException {
+		TimeUnit.MICROSECONDS.sleep(workMicros(random));
+	}
+
+	/**
+	 * A wait of zero makes one attempt whose ZooKeeper round trips are bounded by the
+	 * connection timeout.
+	 */
+	private void checkWait(Duration wait, long elapsedNanos) {
+		long bound = wait.isZero() ? TimeUnit.MILLISECONDS.toNanos(CONNECTION_TIMEOUT_MS) : wait.toNanos();
+		this.worstOverrunNanos.accumulateAndGet(elapsedNanos - bound, Math::max);
+	}
+
+	// --- the faults ---
+
+	enum Fault {
+
+		KILL_CONNECTIONS, BLACKHOLE, STALL, REFUSE, LOSE_REPLY, EXPIRE_CLIENT_SIDE, EXPIRE_SERVER_SIDE,
+		RESTART_SERVER, INTERRUPT
+
+	}
+
+	private final AtomicBoolean serverDown = new AtomicBoolean();
+
+	private void injectFault(Random random) throws Exception {
+		Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+		List<Participant> proxied = this.participants.stream().filter((p) -> !p.proxies.isEmpty()).toList();
+		Participant target = proxied.get(random.nextInt(proxied.size()));
+		// A plain Curator mutex ignores its session (it holds on after losing it), so sessions
+		// are expired under the engine only; Curator clients meet server restarts
+		List<Participant> engines = this.participants.stream().filter((p) -> p.registry != null).toList();
+		Participant any = engines.get(random.nextInt(engines.size()));
+		switch (fault) {
+			case KILL_CONNECTIONS -> target.proxies.forEach(ZkFaultProxy::killConnections);
+			case BLACKHOLE -> {
+				target.proxies.forEach((proxy) -> proxy.blackhole(true));
+				later(200 + random.nextInt(3_300), () -> target.proxies.forEach((proxy) -> proxy.blackhole(false)));
+			}
+			case STALL -> {
+				Duration stall = Duration.ofMillis(50 + random.nextInt(1_450));
+				target.proxies.forEach((proxy) -> proxy.stall(stall));
+			}
+			case REFUSE -> {
+				target.proxies.forEach((proxy) -> proxy.refuse(true));
+				later(300 + random.nextInt(3_200), () -> target.proxies.forEach((proxy) -> proxy.refuse(false)));
+			}
+			case LOSE_REPLY -> {
+				int[] ops = { OpCode.create2, OpCode.getData, OpCode.getChildren, OpCode.delete, OpCode.sync };
+				int op = ops[random.nextInt(ops.length)];
+				target.proxies.forEach((proxy) -> proxy.loseNextReplyTo(op));
+			}
+			case EXPIRE_CLIENT_SIDE -> {
+				this.log.compromise(any.name);
+				any.client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+			}
+			case EXPIRE_SERVER_SIDE -> expireOnServer(any);
+			case RESTART_SERVER -> {
+				if (!this.serverDown.compareAndSet(false, true)) {
+					return;
+				}
+				List<InstanceSpec> specs = new ArrayList<>(this.cluster.getInstances());
+				InstanceSpec spec = specs.get(random.nextInt(specs.size()));
+				this.cluster.killServer(spec);
+				later(500 + random.nextInt(2_500), () -> {
+					try {
+						this.cluster.restartServer(spec);
+					}
+					finally {
+						this.serverDown.set(false);
+					}
+				});
+			}
+			case INTERRUPT -> {
+				List<Thread> threads = this.participants.stream()
+					.filter((p) -> p.registry != null)
+					.flatMap((p) -> p.threads.stream())
+					.toList();
+				threads.get(random.nextInt(threads.size())).interrupt();
+				this.interrupts.increment();
+			}
+		}
+		this.faults.get(fault).increment();
+		this.log.event(fault + " " + (fault == Fault.EXPIRE_CLIENT_SIDE ? any.name : target.name));
+	}
+
+	/**
+	 * Close a participant's session on the server, from another connection with its id and
+	 * password: the server deletes its nodes at once, and the participant learns of it only
+	 * when it next hears from the server.
+	 */
+	private void expireOnServer(Participant participant) throws Exception {
+		ZooKeeper zooKeeper = participant.client.getZookeeperClient().getZooKeeper();
+		long sessionId = zooKeeper.getSessionId();
+		byte[] password = zooKeeper.getSessionPasswd();
+		if (sessionId == 0) {
+			return;
+		}
+		participant.killedSession = sessionId;
+		CountDownLatch connected = new CountDownLatch(1);
+		ZooKeeper killer = new ZooKeeper(this.cluster.getConnectString(), SESSION_TIMEOUT_MS, (event) -> {
+			if (event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
+				connected.countDown();
+			}
+		}, sessionId, password);
+		try {
+			if (connected.await(5, TimeUnit.SECONDS)) {
+				this.log.sessionKilled(participant.name);
+				this.log.event("session of " + participant.name + " closed on the server");
+			}
+		}
+		finally {
+			killer.close();
+		}
+	}
+
+	interface Action {
+
+		void run() throws Exception;
+
+	}
+
+	private void later(long millis, Action action) {
+		this.healer.schedule(() -> {
+			try {
+				action.run();
+			}
+			catch (Exception ex) {
+				this.unexpected.add("healing failed: " + ex);
+			}
+		}, millis, TimeUnit.MILLISECONDS);
+	}
+
+	private void heal() throws Exception {
+		this.healer.shutdown();
+		this.healer.awaitTermination(10, TimeUnit.SECONDS);
+		for (Participant participant : this.participants) {
+			participant.proxies.forEach(ZkFaultProxy::heal);
+		}
+	}
+
+	// --- setup and results ---
+
+	private void startCluster() throws Exception {
+		System.setProperty("zookeeper.forceSync", "no");
+		List<InstanceSpec> specs = new ArrayList<>();
+		for (int id = 1; id <= 3; id++) {
+			// tickTime 200 ms allows 3 s sessions; no limit on connections from one address
+			specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 200, 0));
+		}
+		this.cluster = new TestingCluster(specs);
+		this.cluster.start();
+	}
+
+	private int awaitNoLockNodes(int keys) throws Exception {
+		try (CuratorFramework observer = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(),
+				new RetryOneTime(200))) {
+			observer.start();
+			observer.blockUntilConnected(30, TimeUnit.SECONDS);
+			Map<String, List<String>> remaining = new ConcurrentHashMap<>();
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			do {
+				remaining.clear();
+				for (int k = 0; k < keys; k++) {
+					String path = "/locks/k" + k;
+					if (observer.checkExists().forPath(path) != null) {
+						List<String> children = observer.getChildren().forPath(path);
+						if (!children.isEmpty()) {
+							remaining.put(path, children);
+						}
+					}
+				}
+				if (!remaining.isEmpty()) {
+					Thread.sleep(200);
+				}
+			}
+			while (!remaining.isEmpty() && System.nanoTime() < deadline);
+			if (!remaining.isEmpty()) {
+				this.unexpected.add("lock nodes left: " + remaining);
+			}
+			return remaining.values().stream().mapToInt(List::size).sum();
+		}
+	}
+
+	private String report(long seed, long seconds, String configuration, HoldLog.Verdict verdict, int orphans,
+			long drainedMs) {
+		String faultCounts = this.faults.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().sum() > 0)
+			.map((entry) -> entry.getKey().name().toLowerCase().replace('_', ' ') + " " + entry.getValue().sum())
+			.collect(Collectors.joining(", "));
+		return "| seed | chaos | participants | grants | attempts failed in time | faults injected | overlaps (violations / fenced) | notice lag (worst) | fencing regressions | orphans | worst wait overrun | began not HELD | lost at release | drained |\n"
+				+ "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" + "| " + seed + " | " + seconds + " s | "
+				+ configuration + " | " + this.log.size() + " (Curator " + this.log.countOf("curator-") + ") | " + this.timedOut.sum() + " of " + this.attempts.sum()
+				+ " | " + faultCounts + " | " + verdict.violations.size() + " / " + verdict.fenced + " | "
+				+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, verdict.longestNoticeLagNanos)) + " ms | "
+				+ verdict.regressions.size() + " | " + orphans + " | "
+				+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, this.worstOverrunNanos.get())) + " ms | "
+				+ this.beganUnsure.sum() + " | " + this.lostAtRelease.sum() + " | " + drainedMs + " ms |\n"
+				+ (verdict.violations.isEmpty() ? "" : "violations: " + verdict.violations.subList(0,
+						Math.min(10, verdict.violations.size())) + "\n")
+				+ (verdict.regressions.isEmpty() ? "" : "regressions: " + verdict.regressions.subList(0,
+						Math.min(10, verdict.regressions.size())) + "\n")
+				+ (this.unexpected.isEmpty() ? "" : "unexpected: " + this.unexpected.stream().limit(10).toList() + "\n")
+				+ (verdict.violations.isEmpty() && verdict.regressions.isEmpty() ? ""
+						: "chaos: " + String.join("\n", this.log.events()) + "\n");
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
