@@ -17,7 +17,6 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ClientWatchers;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.ZooKeeper;
-import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,7 +30,7 @@ import dev.zklock.core.faults.ZkFaultProxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 
 /**
  * The engine under network faults made on demand by a {@link ZkFaultProxy} between one client
@@ -420,12 +419,6 @@ class EngineFaultTests {
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/reaped")).isEmpty());
 	}
 
-	/**
-	 * Polls on the test thread, which is the one that holds the locks whose state it reads.
-	 */
-	private static ConditionFactory eventually() {
-		return await().atMost(PATIENCE).pollInSameThread().pollInterval(Duration.ofMillis(20));
-	}
 
 	private static long lockAndReadToken(ZkLockRegistry registry, String key, Duration wait) {
 		ZkLock lock = registry.obtain(key);

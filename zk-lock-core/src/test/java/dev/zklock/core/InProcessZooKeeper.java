@@ -9,6 +9,8 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -112,7 +114,15 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	}
 
 	/**
-	 * The children of a path, empty if it does not exist, read by a fresh raw client.
+	 * Awaitility, bounded for a loaded machine, polling on the test thread: the thread that holds
+	 * the locks whose state a test reads.
+	 */
+	public static ConditionFactory eventually() {
+		return Awaitility.await().atMost(Duration.ofSeconds(20)).pollInSameThread().pollInterval(Duration.ofMillis(20));
+	}
+
+	/**
+	 * The children of a path, empty if it does not exist, read by one raw client of the test.
 	 */
 	public List<String> children(String path) throws Exception {
 		if (this.observer == null) {

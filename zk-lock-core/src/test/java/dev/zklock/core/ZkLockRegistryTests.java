@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -545,12 +545,6 @@ class ZkLockRegistryTests {
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.zk.children(path)).hasSize(count));
 	}
 
-	/**
-	 * Polls on the test thread, which is the one that holds the locks whose state it reads.
-	 */
-	private static ConditionFactory eventually() {
-		return await().atMost(Duration.ofSeconds(20)).pollInSameThread().pollInterval(Duration.ofMillis(20));
-	}
 
 	static void runConcurrently(int threads, java.util.concurrent.Callable<Void> task) throws Exception {
 		runConcurrently(threads, Duration.ofSeconds(50), task);

@@ -141,9 +141,9 @@ class RandomizedFaultCheckerTests {
 		startCluster();
 		this.healer = Executors.newScheduledThreadPool(2);
 		this.releasers = Executors.newCachedThreadPool();
-		int registries = 2 + random.nextInt(3);
+		int registries = 3 + random.nextInt(2);
 		int curators = 1 + random.nextInt(2);
-		int keys = 1 + random.nextInt(4);
+		int keys = 1 + random.nextInt(3);
 		for (int i = 0; i < registries; i++) {
 			// Every other registry talks through proxies, so that network faults reach it
 			this.participants.add(engine("registry-" + i, i % 2 == 0, random.nextInt(9)));
