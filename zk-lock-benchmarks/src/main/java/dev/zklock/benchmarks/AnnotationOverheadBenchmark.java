@@ -1,6 +1,6 @@
 package dev.zklock.benchmarks;
 
-import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,18 +13,16 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.zklock.aop.LockKeyExpressionEvaluator;
-import dev.zklock.aop.LockOperation;
-import dev.zklock.aop.LockOperationSource;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
 
 /**
- * Scenario 4 (JMH): what a call costs when the thread already holds the lock — through
- * {@code @DistributedLock} and through the engine — and what evaluating a key expression costs.
+ * Scenario 4 (JMH): what a call costs when the thread already holds the lock: through
+ * {@code @DistributedLock} (key evaluation, interceptor, template, engine), through
+ * {@link ZkLockTemplate} (template and engine) and through the engine alone. Public API only.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,13 +38,7 @@ public class AnnotationOverheadBenchmark {
 
 	private ZkLock held;
 
-	private LockKeyExpressionEvaluator evaluator;
-
-	private LockOperation operation;
-
-	private Object[] args;
-
-	private Object target;
+	private ZkLockTemplate template;
 
 	@Setup(Level.Trial)
 	public void setUp() throws Exception {
@@ -55,11 +47,7 @@ public class AnnotationOverheadBenchmark {
 		this.held = this.context.getBean(ZkLockRegistry.class).obtain("stock:sku-1");
 		// This benchmark thread holds the lock, so every measured call takes the reentrant path
 		this.held.lock();
-		Method method = AnnotatedCounter.class.getMethod("touch", String.class);
-		this.target = AopUtils.getTargetClass(this.counter).getDeclaredConstructor().newInstance();
-		this.operation = this.context.getBean(LockOperationSource.class).getOperation(method, AnnotatedCounter.class);
-		this.evaluator = new LockKeyExpressionEvaluator(this.context.getBeanFactory());
-		this.args = new Object[] { "sku-1" };
+		this.template = this.context.getBean(ZkLockTemplate.class);
 	}
 
 	@TearDown(Level.Trial)
@@ -80,8 +68,8 @@ public class AnnotationOverheadBenchmark {
 	}
 
 	@Benchmark
-	public Object keyEvaluation() {
-		return this.evaluator.evaluate(this.operation, this.args, this.target);
+	public String templateReentrant() {
+		return this.template.execute("stock", "stock:sku-1", Duration.ZERO, () -> "sku-1");
 	}
 
 }

@@ -112,6 +112,15 @@ final class DefaultZkLock implements ZkLock {
 	}
 
 	@Override
+	public ZkLease toLease() {
+		LockEntry entry = ownEntry();
+		DefaultZkLease lease = new DefaultZkLease(this.registry, this.key, this.path);
+		entry.transfer(Thread.currentThread(), lease);
+		lease.acquired(entry);
+		return lease;
+	}
+
+	@Override
 	public boolean isHeldByCurrentThread() {
 		LockEntry entry = this.registry.entry(this.key);
 		return entry != null && entry.ownerThread() == Thread.currentThread();

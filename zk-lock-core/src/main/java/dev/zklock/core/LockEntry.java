@@ -336,6 +336,32 @@ final class LockEntry {
 	}
 
 	/**
+	 * Move the hold of the owner thread, held once, to another holder (a {@link ZkLease}): the
+	 * slot, the lease and the hold time carry over, only who holds changes.
+	 */
+	void transfer(Thread from, Object to) {
+		synchronized (this.mutex) {
+			if (this.holder != from || this.ownerThread != from) {
+				throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by " + from.getName());
+			}
+			if (this.holds != 1) {
+				throw new IllegalStateException("Lock '" + this.key + "' is held " + this.holds + " times by "
+						+ from.getName() + "; only an outermost hold can be handed to a lease");
+			}
+			this.holder = to;
+			this.ownerThread = null;
+			this.holds = 0;
+		}
+	}
+
+	/**
+	 * Whether a thread holds the entry exactly once: its hold could be handed to a lease.
+	 */
+	boolean isHeldOnceBy(Thread thread) {
+		return this.ownerThread == thread && this.holds == 1;
+	}
+
+	/**
 	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter tries.
 	 */
 	void abandonSlot(Object who) {

@@ -58,6 +58,18 @@ public interface ZkLock extends Lock {
 	LeaseState leaseState();
 
 	/**
+	 * Hand this thread's hold to a {@link ZkLease} that any thread may release: for work that
+	 * goes on after the calling method returns, such as a {@code CompletableFuture} or a reactive
+	 * stream. The lock stays held throughout; from now on the lease holds it and the thread does
+	 * not. Only an outermost hold can be handed over: the work could not give back the holds of
+	 * the callers further up.
+	 * @return the lease now holding the lock
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 * @throws IllegalStateException if the current thread holds it more than once
+	 */
+	ZkLease toLease();
+
+	/**
 	 * Return the lock key.
 	 * @return the key
 	 */

@@ -94,6 +94,32 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Return one lock for several keys: taken in the keys' natural order (the same in every JVM,
+	 * so that callers locking overlapping sets cannot deadlock one another), under one deadline,
+	 * all or nothing, and released in reverse order. Duplicate keys count once; each key is
+	 * reentrant on its own. A lock on several keys has no single fencing token: read each key's
+	 * through {@link #obtain}.
+	 * @param keys the keys, at least one
+	 * @return the lock; for a single distinct key, the same as {@link #obtain}
+	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
+	 */
+	public ZkLock obtainAll(java.util.Collection<String> keys) {
+		Objects.requireNonNull(keys, "keys must not be null");
+		java.util.SortedSet<String> sorted = new java.util.TreeSet<>();
+		for (String key : keys) {
+			lockPath(key);
+			sorted.add(key);
+		}
+		if (sorted.isEmpty()) {
+			throw new IllegalArgumentException("At least one lock key is needed, but none was given");
+		}
+		if (sorted.size() == 1) {
+			return obtain(sorted.first());
+		}
+		return new MultiKeyLock(this, sorted.stream().map(this::obtain).toList());
+	}
+
+	/**
 	 * Acquire a lease on a key: a hold that any thread may release, for work that ends on
 	 * another thread than it began.
 	 * @param key the key

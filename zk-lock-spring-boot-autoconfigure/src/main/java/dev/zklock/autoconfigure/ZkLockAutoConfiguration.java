@@ -15,30 +15,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.zklock.aop.DistributedLockAdvisor;
+import dev.zklock.aop.ProxyDistributedLockConfiguration;
 import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeperConfiguration;
-import dev.zklock.aop.DistributedLockInterceptor;
-import dev.zklock.aop.LockKeyExpressionEvaluator;
-import dev.zklock.aop.LockOperationSource;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
@@ -143,34 +135,14 @@ public final class ZkLockAutoConfiguration {
 	}
 
 	/**
-	 * {@code @DistributedLock} support. Its beans are static and infrastructure, as Spring's own
-	 * {@code @Transactional} support is: advisors are created before ordinary beans, and the
-	 * template (with the registry and its ZooKeeper client) is looked up only at the first locked
-	 * call.
+	 * {@code @DistributedLock} support: Spring's own shape ({@link ProxyDistributedLockConfiguration}),
+	 * with an auto-proxy creator that honours {@code spring.aop.proxy-target-class}. Backs off when
+	 * the application enables it itself with {@code @EnableDistributedLocks}.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@Import(ZkLockProxyRegistrar.class)
+	@ConditionalOnMissingBean(DistributedLockAdvisor.class)
+	@Import({ ZkLockProxyRegistrar.class, ProxyDistributedLockConfiguration.class })
 	static final class DistributedLockConfiguration {
-
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		@ConditionalOnMissingBean
-		static LockOperationSource zkLockOperationSource(BeanFactory beanFactory) {
-			return new LockOperationSource(new LockKeyExpressionEvaluator(beanFactory));
-		}
-
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		@ConditionalOnMissingBean
-		static DistributedLockAdvisor distributedLockAdvisor(LockOperationSource zkLockOperationSource,
-				ObjectProvider<ZkLockTemplate> template, BeanFactory beanFactory, Environment environment) {
-			int order = Binder.get(environment)
-				.bind("zklock.annotation.order", Integer.class)
-				.orElse(new ZkLockProperties.Annotation().getOrder());
-			DistributedLockInterceptor interceptor = new DistributedLockInterceptor(zkLockOperationSource,
-					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(template::getObject));
-			return new DistributedLockAdvisor(zkLockOperationSource, interceptor, order);
-		}
 
 	}
 

@@ -14,20 +14,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.aop.DistributedLockAdvisor;
-import dev.zklock.aop.DistributedLockInterceptor;
-import dev.zklock.aop.LockKeyExpressionEvaluator;
-import dev.zklock.aop.LockOperationSource;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
-import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.framework.Advised;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -35,9 +29,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.core.annotation.Order;
-import org.springframework.util.function.SingletonSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -132,11 +124,9 @@ class ZkLockAutoConfigurationTests {
 		runner().withUserConfiguration(OwnRegistryConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(ZkLockRegistry.class).hasBean("ownRegistry");
 			assertThat(context.getBean(ZkLockRegistry.class).getOptions().rootPath()).isEqualTo("/own");
-			assertThat(context).hasSingleBean(DistributedLockAdvisor.class)
-				.hasBean("ownAdvisor")
-				.doesNotHaveBean("distributedLockAdvisor");
+			// The application enabled @DistributedLock itself: the auto-configured advisor backs off
+			assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
 			DistributedLockAdvisor advisor = context.getBean(DistributedLockAdvisor.class);
-			assertThat(advisor).isSameAs(context.getBean("ownAdvisor"));
 			assertThat(advisor.getOrder()).isEqualTo(OwnRegistryConfiguration.ADVISOR_ORDER);
 			// The application's advisor is the one, and the only one, that locked methods get
 			Greeter greeter = context.getBean(Greeter.class);
@@ -255,6 +245,7 @@ class ZkLockAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks(order = OwnRegistryConfiguration.ADVISOR_ORDER)
 	static class OwnRegistryConfiguration {
 
 		/**
@@ -265,17 +256,6 @@ class ZkLockAutoConfigurationTests {
 		@Bean
 		ZkLockRegistry ownRegistry(CuratorFramework client) {
 			return new ZkLockRegistry(client, dev.zklock.core.ZkLockOptions.defaults().withRootPath("/own"));
-		}
-
-		// Static and infrastructure, as the auto-configured one: the auto-proxy creator applies
-		// only infrastructure advisors
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static DistributedLockAdvisor ownAdvisor(ObjectProvider<ZkLockTemplate> template, BeanFactory beanFactory) {
-			LockOperationSource operationSource = new LockOperationSource(new LockKeyExpressionEvaluator(beanFactory));
-			DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource,
-					new LockKeyExpressionEvaluator(beanFactory), SingletonSupplier.of(template::getObject));
-			return new DistributedLockAdvisor(operationSource, interceptor, ADVISOR_ORDER);
 		}
 
 		@Bean

@@ -24,10 +24,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * Parses and evaluates {@code @DistributedLock} key expressions, the way Spring's cache
  * abstraction evaluates {@code @Cacheable} keys: parsed expressions cached per method, arguments
  * exposed by name and position through a {@link MethodBasedEvaluationContext}.
- *
- * @author zk-lock
  */
-public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
+final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> keyCache = new ConcurrentHashMap<>(64);
 
@@ -39,7 +37,7 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * Create a new instance.
 	 * @param beanFactory the bean factory that {@code @bean} references resolve against, if any
 	 */
-	public LockKeyExpressionEvaluator(@Nullable BeanFactory beanFactory) {
+	LockKeyExpressionEvaluator(@Nullable BeanFactory beanFactory) {
 		// Keys are evaluated on every locked call: let SpEL compile them to bytecode once warm
 		super(new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED,
 				LockKeyExpressionEvaluator.class.getClassLoader())));
@@ -53,7 +51,7 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @return the parsed expression
 	 * @throws org.springframework.expression.ParseException on a syntax error
 	 */
-	public Expression parse(String expression, AnnotatedElementKey methodKey) {
+	Expression parse(String expression, AnnotatedElementKey methodKey) {
 		return getExpression(this.keyCache, methodKey, expression);
 	}
 
@@ -64,7 +62,7 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param target the target object
 	 * @return the value, possibly null
 	 */
-	public @Nullable Object evaluate(LockOperation operation, Object[] args, Object target) {
+	@Nullable Object evaluate(LockOperation operation, Object[] args, Object target) {
 		EvaluationContext context = createContext(operation.method(), args, target, operation.targetClass());
 		return operation.parsedKey().getValue(context);
 	}
@@ -73,7 +71,7 @@ public class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * Return the parameter name discoverer used for {@code #name} references.
 	 * @return the discoverer
 	 */
-	public ParameterNameDiscoverer parameterNames() {
+	ParameterNameDiscoverer parameterNames() {
 		return this.parameterNames;
 	}
 

@@ -2,7 +2,10 @@ package dev.zklock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.expression.Expression;
 
 /**
@@ -14,16 +17,33 @@ import org.springframework.expression.Expression;
  * @param parsedKey the parsed key expression
  * @param waitMs the wait in milliseconds: -1 for the default, 0 for one attempt
  * @param elementKey the cache key of the method on its target class
- * @author zk-lock
+ * @param returnKind how the method's work ends, and so how long the lock is held
+ * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE}
  */
-public record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey,
-		long waitMs, AnnotatedElementKey elementKey) {
+record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey, long waitMs,
+		AnnotatedElementKey elementKey, ReturnKind returnKind, @Nullable ReactiveAdapter reactiveAdapter) {
+
+	/**
+	 * How a locked method's work ends.
+	 */
+	enum ReturnKind {
+
+		/** When the method returns or throws. */
+		SYNCHRONOUS,
+
+		/** When the {@code CompletionStage} it returns completes. */
+		COMPLETION_STAGE,
+
+		/** When the publisher it returns terminates or is cancelled; it starts on subscription. */
+		REACTIVE
+
+	}
 
 	/**
 	 * Return the method as {@code Class.method(ParamType, ...)}, for messages.
 	 * @return the description
 	 */
-	public String describeMethod() {
+	String describeMethod() {
 		return describe(this.method, this.targetClass);
 	}
 

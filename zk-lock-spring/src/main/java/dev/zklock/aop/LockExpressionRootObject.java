@@ -5,11 +5,11 @@ import java.lang.reflect.Method;
 /**
  * The root object of a {@code @DistributedLock} key expression: {@code #root.method},
  * {@code #root.target}, {@code #root.targetClass}, {@code #root.args} and
- * {@code #root.methodName}.
+ * {@code #root.methodName}. Public, so that SpEL can compile expressions that read it.
  *
  * @author zk-lock
  */
-public class LockExpressionRootObject {
+public final class LockExpressionRootObject {
 
 	private final Method method;
 
@@ -26,7 +26,7 @@ public class LockExpressionRootObject {
 	 * @param target the target object
 	 * @param targetClass the target class
 	 */
-	public LockExpressionRootObject(Method method, Object[] args, Object target, Class<?> targetClass) {
+	LockExpressionRootObject(Method method, Object[] args, Object target, Class<?> targetClass) {
 		this.method = method;
 		this.args = args;
 		this.target = target;

@@ -1,4 +1,4 @@
-package dev.zklock.aop;
+package dev.zklock.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.aop.InvalidLockDeclarationException;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLock;
@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * transaction tests, an H2 database with a JDBC transaction manager.
  */
 @Timeout(60)
-class DistributedLockIntegrationTests {
+class DistributedLockAutoConfigurationIntegrationTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
@@ -200,7 +200,7 @@ class DistributedLockIntegrationTests {
 		runner().withBean(BadSyntaxService.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidLockExpressionException.class)
+				.isInstanceOf(InvalidLockDeclarationException.class)
 				.hasMessageStartingWith("Invalid @DistributedLock on " + BadSyntaxService.class.getName()
 						+ ".run(String) with key expression \"'a' + \": it is not a valid SpEL expression");
 		});
@@ -211,7 +211,7 @@ class DistributedLockIntegrationTests {
 		runner().withBean(UnknownParameterService.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidLockExpressionException.class)
+				.isInstanceOf(InvalidLockDeclarationException.class)
 				.hasMessage("Invalid @DistributedLock on " + UnknownParameterService.class.getName()
 						+ ".run(String) with key expression \"'order:' + #orderId\": it refers to #orderId, "
 						+ "which the method does not have; its parameters are id");

@@ -11,15 +11,16 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 /**
  * The advisor for {@code @DistributedLock}: a pointcut that matches locked methods (checking
- * every declaration of a class when the class is first matched) and the
- * {@link DistributedLockInterceptor}.
+ * every declaration of a class when the class is first matched, so that a declaration that
+ * cannot work fails the application's startup) and the interceptor that holds the lock. Created
+ * by {@link ProxyDistributedLockConfiguration}.
  *
  * <p>Ordered just before {@code @Transactional}'s advisor by default, so the lock is taken before
  * the transaction begins and released after it ends.
  *
  * @author zk-lock
  */
-public class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
@@ -27,14 +28,7 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Advice advice;
 
-	/**
-	 * Create a new instance.
-	 * @param operationSource the source of lock operations
-	 * @param interceptor the interceptor
-	 * @param order the advisor's order
-	 */
-	public DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor,
-			int order) {
+	DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor, int order) {
 		this.pointcut = new LockedMethodPointcut(operationSource);
 		this.advice = interceptor;
 		setOrder(order);

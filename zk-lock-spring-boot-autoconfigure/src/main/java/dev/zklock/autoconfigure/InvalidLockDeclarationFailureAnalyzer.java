@@ -1,0 +1,29 @@
+package dev.zklock.autoconfigure;
+
+import dev.zklock.aop.InvalidLockDeclarationException;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Reports a {@code @DistributedLock} that cannot work in Spring Boot's "APPLICATION FAILED TO
+ * START" form: one description naming the class, method, key expression and problem, and one
+ * action.
+ */
+final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockDeclarationException> {
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, InvalidLockDeclarationException cause) {
+		StringBuilder description = new StringBuilder("@DistributedLock on ").append(cause.getMethod())
+			.append(" cannot work");
+		if (cause.getExpression() != null) {
+			description.append(": its key expression \"").append(cause.getExpression()).append("\" ");
+			description.append(cause.getProblem().startsWith("it ") ? cause.getProblem().substring(3) : cause.getProblem());
+		}
+		else {
+			description.append(": ").append(cause.getProblem());
+		}
+		return new FailureAnalysis(description.append('.').toString(), cause.getAction() + ".", cause);
+	}
+
+}

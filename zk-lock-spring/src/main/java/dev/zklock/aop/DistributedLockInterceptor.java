@@ -1,0 +1,133 @@
+package dev.zklock.aop;
+
+import java.lang.reflect.Array;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LockPaths;
+import dev.zklock.template.ZkLockTemplate;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs a {@code @DistributedLock} method while holding the lock for its keys: evaluates the key
+ * expression (one key, or a collection or array of them), then lets the {@link ZkLockTemplate}
+ * hold the locks for as long as the method's work lasts: until it returns, until the
+ * {@code CompletionStage} it returns completes, or, for a reactive return type, from
+ * subscription until the stream terminates or is cancelled. The key expression names the lock in
+ * metrics.
+ */
+final class DistributedLockInterceptor implements MethodInterceptor {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			DistributedLockInterceptor.class.getClassLoader());
+
+	private final LockOperationSource operationSource;
+
+	private final LockKeyExpressionEvaluator evaluator;
+
+	private final Supplier<ZkLockTemplate> template;
+
+	private final @Nullable ReactiveLocking reactiveLocking;
+
+	/**
+	 * @param template supplies the template, resolved on first use so that the advisor can be
+	 * created before the ZooKeeper client
+	 */
+	DistributedLockInterceptor(LockOperationSource operationSource, LockKeyExpressionEvaluator evaluator,
+			Supplier<ZkLockTemplate> template) {
+		this.operationSource = operationSource;
+		this.evaluator = evaluator;
+		this.template = template;
+		this.reactiveLocking = REACTOR_PRESENT ? new ReactiveLocking() : null;
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		LockOperation operation = this.operationSource.getOperation(invocation.getMethod(), targetClass);
+		if (operation == null || target == null) {
+			return invocation.proceed();
+		}
+		Collection<String> keys = evaluateKeys(operation, invocation.getArguments(), target);
+		Duration wait = (operation.waitMs() < 0) ? null : Duration.ofMillis(operation.waitMs());
+		String name = operation.keyExpression();
+		ZkLockTemplate template = this.template.get();
+		return switch (operation.returnKind()) {
+			case SYNCHRONOUS -> template.execute(name, keys, wait, invocation::proceed);
+			case COMPLETION_STAGE ->
+				template.executeAsync(name, keys, wait, () -> (CompletionStage<?>) invocation.proceed());
+			case REACTIVE -> reactive(operation).lock(template, name, keys, wait,
+					(ProxyMethodInvocation) invocation, operation.reactiveAdapter());
+		};
+	}
+
+	private ReactiveLocking reactive(LockOperation operation) {
+		if (this.reactiveLocking == null) {
+			throw new IllegalStateException("Reactor is needed for " + operation.describeMethod());
+		}
+		return this.reactiveLocking;
+	}
+
+	/**
+	 * The keys of one call, in lock order: one key, or each element of a collection or array,
+	 * duplicates folded.
+	 */
+	private Collection<String> evaluateKeys(LockOperation operation, Object[] args, Object target) {
+		Object value = this.evaluator.evaluate(operation, args, target);
+		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
+			List<?> elements = (value instanceof Collection<?> collection) ? List.copyOf(collection) : asList(value);
+			if (elements.isEmpty()) {
+				throw invalidKey(operation, "evaluated to an empty collection; there is nothing to lock");
+			}
+			SortedSet<String> keys = new TreeSet<>();
+			for (Object element : elements) {
+				keys.add(validKey(operation, element));
+			}
+			return keys;
+		}
+		return List.of(validKey(operation, value));
+	}
+
+	private static List<?> asList(Object array) {
+		Object[] elements = new Object[Array.getLength(array)];
+		for (int i = 0; i < elements.length; i++) {
+			elements[i] = Array.get(array, i);
+		}
+		return java.util.Arrays.asList(elements);
+	}
+
+	private static String validKey(LockOperation operation, @Nullable Object value) {
+		if (value == null || value.toString().isBlank()) {
+			throw invalidKey(operation, "evaluated to " + ((value == null) ? "null" : "'" + value + "'")
+					+ "; a lock key must not be null or blank");
+		}
+		String key = value.toString();
+		try {
+			LockPaths.validateKey(key);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("@DistributedLock key expression \"" + operation.keyExpression()
+					+ "\" on " + operation.describeMethod() + " gave an invalid key: " + ex.getMessage(), ex);
+		}
+		return key;
+	}
+
+	private static IllegalArgumentException invalidKey(LockOperation operation, String problem) {
+		return new IllegalArgumentException("@DistributedLock key expression \"" + operation.keyExpression() + "\" on "
+				+ operation.describeMethod() + " " + problem);
+	}
+
+}

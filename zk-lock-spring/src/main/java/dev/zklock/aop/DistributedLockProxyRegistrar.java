@@ -1,0 +1,34 @@
+package dev.zklock.aop;
+
+import dev.zklock.annotation.EnableDistributedLocks;
+
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Registers an auto-proxy creator for {@code @DistributedLock}, if the application has none yet,
+ * and switches it to class-based proxies when
+ * {@link EnableDistributedLocks#proxyTargetClass()} asks for it, as Spring's
+ * {@code AutoProxyRegistrar} does for {@code @EnableTransactionManagement}. Imported by
+ * {@link EnableDistributedLocks @EnableDistributedLocks}.
+ *
+ * @author zk-lock
+ */
+public final class DistributedLockProxyRegistrar implements ImportBeanDefinitionRegistrar {
+
+	@Override
+	public void registerBeanDefinitions(AnnotationMetadata importingClassMetadata, BeanDefinitionRegistry registry) {
+		AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+		Object proxyTargetClass = (importingClassMetadata.getAnnotationAttributes(
+				EnableDistributedLocks.class.getName()) != null)
+						? importingClassMetadata.getAnnotationAttributes(EnableDistributedLocks.class.getName())
+							.get("proxyTargetClass")
+						: Boolean.FALSE;
+		if (Boolean.TRUE.equals(proxyTargetClass)) {
+			AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
+		}
+	}
+
+}

@@ -1,0 +1,75 @@
+package dev.zklock.aop;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thrown when a {@code @DistributedLock} declaration cannot work: the method cannot be proxied
+ * (private, static, final, or not on a proxied interface), returns a type whose work outlives
+ * the call in a way no lock can follow, or has a key expression that does not parse or cannot
+ * evaluate (an unknown parameter, property, method or bean). Raised when the bean is proxied,
+ * so the application fails to start rather than running the method without its lock.
+ *
+ * @author zk-lock
+ */
+public class InvalidLockDeclarationException extends IllegalStateException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String method;
+
+	private final @Nullable String expression;
+
+	private final String problem;
+
+	private final String action;
+
+	/**
+	 * Create a new instance.
+	 * @param method the method, as {@code Class.method(ParamType, ...)}
+	 * @param expression the key expression, or {@code null} if the problem is not in it
+	 * @param problem what is wrong, as a sentence
+	 * @param action what to do about it, as a sentence
+	 */
+	public InvalidLockDeclarationException(String method, @Nullable String expression, String problem,
+			String action) {
+		super("Invalid @DistributedLock on " + method
+				+ ((expression != null) ? " with key expression \"" + expression + "\"" : "") + ": " + problem);
+		this.method = method;
+		this.expression = expression;
+		this.problem = problem;
+		this.action = action;
+	}
+
+	/**
+	 * Return the method, as {@code Class.method(ParamType, ...)}.
+	 * @return the method
+	 */
+	public String getMethod() {
+		return this.method;
+	}
+
+	/**
+	 * Return the key expression, if the problem is in it.
+	 * @return the expression, or {@code null}
+	 */
+	public @Nullable String getExpression() {
+		return this.expression;
+	}
+
+	/**
+	 * Return what is wrong, as a sentence.
+	 * @return the problem
+	 */
+	public String getProblem() {
+		return this.problem;
+	}
+
+	/**
+	 * Return what to do about it, as a sentence.
+	 * @return the action
+	 */
+	public String getAction() {
+		return this.action;
+	}
+
+}

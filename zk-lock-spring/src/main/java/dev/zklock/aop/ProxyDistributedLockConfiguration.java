@@ -1,0 +1,92 @@
+package dev.zklock.aop;
+
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.annotation.EnableDistributedLocks;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportAware;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotationAttributes;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * The infrastructure of {@code @DistributedLock}: the advisor that proxies locked methods, with
+ * its operation source and interceptor, as Spring's {@code ProxyTransactionManagementConfiguration}
+ * is for {@code @Transactional}. Imported by {@link EnableDistributedLocks @EnableDistributedLocks}
+ * and by the Spring Boot auto-configuration.
+ *
+ * <p>The advisor's order comes from {@code @EnableDistributedLocks(order = ...)}, else from the
+ * {@code zklock.annotation.order} property, else {@code Ordered.LOWEST_PRECEDENCE - 1}: just before
+ * {@code @Transactional}, so the lock is taken before a transaction begins and released after it
+ * ends. Locked calls use the application's {@link ZkLockTemplate}, or one made from its
+ * {@link ZkLockRegistry}, looked up at the first call, so that the advisor can exist before the
+ * ZooKeeper client.
+ *
+ * @author zk-lock
+ */
+@Configuration(proxyBeanMethods = false)
+@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+public class ProxyDistributedLockConfiguration implements ImportAware, EnvironmentAware {
+
+	/**
+	 * The property that orders the advisor when {@code @EnableDistributedLocks} does not.
+	 */
+	public static final String ORDER_PROPERTY = "zklock.annotation.order";
+
+	private @Nullable AnnotationAttributes enableDistributedLocks;
+
+	private @Nullable Environment environment;
+
+	@Override
+	public void setImportMetadata(AnnotationMetadata importMetadata) {
+		this.enableDistributedLocks = AnnotationAttributes
+			.fromMap(importMetadata.getAnnotationAttributes(EnableDistributedLocks.class.getName()));
+	}
+
+	@Override
+	public void setEnvironment(Environment environment) {
+		this.environment = environment;
+	}
+
+	/**
+	 * The advisor for {@code @DistributedLock} methods.
+	 * @param beanFactory where the template or registry is found at the first call
+	 * @param template the application's template, if it has one
+	 * @param registry the application's registry, for a template of our own otherwise
+	 * @param observationRegistry observes waits and holds of a template of our own
+	 * @return the advisor
+	 */
+	@Bean(name = "distributedLockAdvisor")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	public DistributedLockAdvisor distributedLockAdvisor(BeanFactory beanFactory,
+			ObjectProvider<ZkLockTemplate> template, ObjectProvider<ZkLockRegistry> registry,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
+		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
+		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator,
+				SingletonSupplier.of(() -> template.getIfAvailable(() -> new ZkLockTemplate(registry.getObject(),
+						observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP)))));
+		return new DistributedLockAdvisor(operationSource, interceptor, order());
+	}
+
+	private int order() {
+		if (this.enableDistributedLocks != null) {
+			return this.enableDistributedLocks.<Integer>getNumber("order");
+		}
+		Integer order = (this.environment != null) ? this.environment.getProperty(ORDER_PROPERTY, Integer.class) : null;
+		return (order != null) ? order : Ordered.LOWEST_PRECEDENCE - 1;
+	}
+
+}
