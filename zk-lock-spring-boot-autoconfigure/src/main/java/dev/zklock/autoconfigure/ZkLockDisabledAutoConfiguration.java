@@ -46,18 +46,12 @@ public final class ZkLockDisabledAutoConfiguration {
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
 			int before = methods.size();
+			// The search covers the interfaces and superclasses a method overrides
 			ReflectionUtils.doWithMethods(userClass, (method) -> {
-				if (AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
+				if (!method.isBridge() && AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
 					methods.add(method);
 				}
 			});
-			for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(userClass)) {
-				for (Method method : candidate.getMethods()) {
-					if (AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
-						methods.add(method);
-					}
-				}
-			}
 			if (methods.size() > before) {
 				beans.add(name);
 			}

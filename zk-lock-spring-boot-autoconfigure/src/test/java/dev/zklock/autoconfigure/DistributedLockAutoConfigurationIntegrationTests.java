@@ -8,6 +8,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
@@ -24,7 +30,12 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -42,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * transaction tests, an H2 database with a JDBC transaction manager.
  */
 @Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
 class DistributedLockAutoConfigurationIntegrationTests {
 
 	@RegisterExtension
@@ -225,6 +237,89 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was -2");
 		});
+	}
+
+	@Test
+	void invalidDeclarationIsReportedAsAFailureAnalysis() {
+		runner().withBean(BareWordService.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on " + BareWordService.class.getName()
+					+ ".run(String) cannot work: its key expression \"inventory\" uses the bare word 'inventory', "
+					+ "which is not a property of the expression's root object (its properties are args, method, "
+					+ "methodName, target and targetClass).");
+			assertThat(analysis.getAction()).startsWith("If 'inventory' is meant as text, put it in single quotes: "
+					+ "key = \"'inventory'\"");
+		});
+		runner().withBean(PrivateMethodService.class).run((context) -> {
+			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on "
+					+ PrivateMethodService.class.getName() + ".run() cannot work: the method is private, and "
+					+ "Spring's proxies cannot intercept private methods: it would run without its lock.");
+		});
+	}
+
+	static Stream<Arguments> declarationsThatCannotWork() {
+		return Stream.of(Arguments.of(PrivateMethodService.class, "run()", "the method is private"),
+				Arguments.of(StaticMethodService.class, "run()", "the method is static"),
+				Arguments.of(FinalMethodService.class, "run()", "the method is final"),
+				Arguments.of(FinalClassService.class, "run()", "its class is final"),
+				Arguments.of(BareWordService.class, "run(String)",
+						"its key expression \"inventory\" uses the bare word 'inventory'"),
+				Arguments.of(MissingBeanService.class, "run()",
+						"its key expression \"@nosuchbean.name\" refers to the bean 'nosuchbean'"),
+				Arguments.of(MissingPropertyService.class, "run(String)",
+						"its key expression \"#sku.nosuchprop\" reads property 'nosuchprop' of #sku, a java.lang.String"),
+				Arguments.of(MissingMethodService.class, "run(String)",
+						"its key expression \"#sku.toUpper()\" calls toUpper() on #sku"),
+				Arguments.of(UnknownParameterService.class, "run(String)", "refers to #orderId"),
+				Arguments.of(StreamService.class, "run()", "it returns java.util.stream.Stream"),
+				Arguments.of(FutureService.class, "run()", "it returns java.util.concurrent.Future"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("declarationsThatCannotWork")
+	void everyDeclarationThatCannotWorkFailsStartupWithAnAnalysis(Class<?> service, String method, String problem) {
+		runner().withBean(service).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+			assertThat(analysis.getDescription())
+				.startsWith("@DistributedLock on " + service.getName() + "." + method + " cannot work: ")
+				.contains(problem)
+				.endsWith(".");
+			assertThat(analysis.getAction()).isNotBlank().endsWith(".").doesNotContain("\n");
+		});
+	}
+
+	@Test
+	void bootPrintsTheFailureReportRatherThanAStackTrace(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(BadApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
+		application.setDefaultProperties(java.util.Map.of("zklock.connect-string", this.zk.connectString()));
+		assertThatExceptionOfType(Exception.class).isThrownBy(application::run);
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("@DistributedLock on " + StreamService.class.getName() + ".run() cannot work: it returns "
+					+ "java.util.stream.Stream")
+			.contains("Action:");
+	}
+
+	@Test
+	void disabledLibraryWarnsThatLockedMethodsRunUnlocked(CapturedOutput output) {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockDisabledAutoConfiguration.class))
+			.withPropertyValues("zklock.enabled=false")
+			.withBean("reports", Reports.class)
+			.withBean("inventory", Inventory.class, () -> (sku) -> true)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).containsOnlyOnce("zklock.enabled=false: ")
+					.contains("zklock.enabled=false: 3 @DistributedLock methods will run WITHOUT a distributed lock "
+							+ "(beans: inventory, reports)");
+			});
 	}
 
 	record Customer(String id) {
@@ -454,6 +549,107 @@ class DistributedLockAutoConfigurationIntegrationTests {
 		@DistributedLock(key = "'order:' + #orderId")
 		public void run(String id) {
 		}
+
+	}
+
+	public static class Reports {
+
+		@DistributedLock(key = "'daily'")
+		public void daily() {
+		}
+
+		@DistributedLock(key = "'weekly'")
+		public void weekly() {
+		}
+
+	}
+
+	public static class BareWordService {
+
+		@DistributedLock(key = "inventory")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class PrivateMethodService {
+
+		@DistributedLock(key = "'k'")
+		private void run() {
+		}
+
+	}
+
+	public static class StaticMethodService {
+
+		@DistributedLock(key = "'k'")
+		public static void run() {
+		}
+
+	}
+
+	public static class FinalMethodService {
+
+		@DistributedLock(key = "'k'")
+		public final void run() {
+		}
+
+	}
+
+	public static final class FinalClassService {
+
+		@DistributedLock(key = "'k'")
+		public void run() {
+		}
+
+	}
+
+	public static class MissingBeanService {
+
+		@DistributedLock(key = "@nosuchbean.name")
+		public void run() {
+		}
+
+	}
+
+	public static class MissingPropertyService {
+
+		@DistributedLock(key = "#sku.nosuchprop")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class MissingMethodService {
+
+		@DistributedLock(key = "#sku.toUpper()")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class FutureService {
+
+		@DistributedLock(key = "'k'")
+		public java.util.concurrent.Future<String> run() {
+			return null;
+		}
+
+	}
+
+	public static class StreamService {
+
+		@DistributedLock(key = "'k'")
+		public java.util.stream.Stream<String> run() {
+			return java.util.stream.Stream.empty();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.boot.autoconfigure.EnableAutoConfiguration
+	@org.springframework.context.annotation.Import(StreamService.class)
+	static class BadApplication {
 
 	}
 

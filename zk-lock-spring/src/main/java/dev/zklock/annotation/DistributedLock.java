@@ -21,12 +21,21 @@ import java.lang.annotation.Target;
  * {@link dev.zklock.core.LockAcquisitionException} is thrown whose message names the key, the
  * ZooKeeper path, the time waited and the reason.
  *
- * <p>May be declared on a class's method, on an interface method it implements, or on a
- * superclass method it overrides. The key expression is parsed and checked when the bean is
- * created: a syntax error or a reference to a parameter the method does not have stops the
- * application from starting.
+ * <p>The lock lasts as long as the method's work: until it returns; for a method returning a
+ * {@code CompletionStage}, until the stage completes; for a method returning a reactive type
+ * ({@code Mono}, {@code Flux}), from each subscription until the stream terminates or is
+ * cancelled. A key expression that yields a collection or an array locks every element, in one
+ * global order, all or nothing.
+ *
+ * <p>May be declared on a public or protected method of a bean, on an interface method it
+ * implements, or on a superclass method it overrides. Whatever cannot work fails the
+ * application's startup with a message naming the method: a private, static or final method, a
+ * final class under class-based proxying, a return type whose work outlives the call in a way the
+ * lock cannot follow, and a key expression that does not parse or cannot evaluate. A call from the
+ * bean to itself through {@code this} is not intercepted, as with {@code @Transactional}.
  *
  * @author zk-lock
+ * @see EnableDistributedLocks
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -38,7 +47,8 @@ public @interface DistributedLock {
 	 * by name ({@code #orderId}, {@code #order.id}) or position ({@code #p0}, {@code #a0}),
 	 * {@code #root.method}, {@code #root.target}, {@code #root.args}, quoted literals
 	 * ({@code 'inventory'}) and bean references ({@code @bean}). The value must not be null or
-	 * blank, and becomes one ZooKeeper path segment under the lock root path.
+	 * blank, and becomes one ZooKeeper path segment under the lock root path; a collection or an
+	 * array (for example {@code "{'account:' + #from, 'account:' + #to}"}) locks each element.
 	 * @return the key expression
 	 */
 	String key();

@@ -24,14 +24,21 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
+	private final transient LockOperationSource operationSource;
+
 	private final transient Pointcut pointcut;
 
 	private final transient Advice advice;
 
 	DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor, int order) {
+		this.operationSource = operationSource;
 		this.pointcut = new LockedMethodPointcut(operationSource);
 		this.advice = interceptor;
 		setOrder(order);
+	}
+
+	LockOperationSource operationSource() {
+		return this.operationSource;
 	}
 
 	@Override

@@ -33,6 +33,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
 			DistributedLockInterceptor.class.getClassLoader());
 
+	private static final Class<?> PUBLISHER = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			DistributedLockInterceptor.class.getClassLoader())
+					? ClassUtils.resolveClassName("org.reactivestreams.Publisher",
+							DistributedLockInterceptor.class.getClassLoader())
+					: Void.class;
+
 	private final LockOperationSource operationSource;
 
 	private final LockKeyExpressionEvaluator evaluator;
@@ -58,20 +64,54 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
 		LockOperation operation = this.operationSource.getOperation(invocation.getMethod(), targetClass);
-		if (operation == null || target == null) {
+		if (operation == null) {
 			return invocation.proceed();
+		}
+		if (target == null) {
+			throw new IllegalStateException("Cannot lock " + invocation.getMethod() + ": the proxy has no target object");
 		}
 		Collection<String> keys = evaluateKeys(operation, invocation.getArguments(), target);
 		Duration wait = (operation.waitMs() < 0) ? null : Duration.ofMillis(operation.waitMs());
 		String name = operation.keyExpression();
 		ZkLockTemplate template = this.template.get();
 		return switch (operation.returnKind()) {
-			case SYNCHRONOUS -> template.execute(name, keys, wait, invocation::proceed);
+			case SYNCHRONOUS -> template.execute(name, keys, wait, () -> notDeferred(operation, invocation.proceed()));
 			case COMPLETION_STAGE ->
 				template.executeAsync(name, keys, wait, () -> (CompletionStage<?>) invocation.proceed());
 			case REACTIVE -> reactive(operation).lock(template, name, keys, wait,
 					(ProxyMethodInvocation) invocation, operation.reactiveAdapter());
 		};
+	}
+
+	/**
+	 * A method declared to return a plain value (an {@code Object}, a type variable) may still
+	 * return work that runs later; the lock would be gone by then. Say so rather than let it run
+	 * unlocked.
+	 */
+	private static @Nullable Object notDeferred(LockOperation operation, @Nullable Object result) {
+		if (result == null || !isPendingWork(result)) {
+			return result;
+		}
+		throw new IllegalStateException(operation.describeMethod() + " is declared to return "
+				+ operation.method().getGenericReturnType().getTypeName() + " but returned a "
+				+ result.getClass().getName() + ", whose work would run after its lock is released; declare "
+				+ "the method to return CompletableFuture, CompletionStage, Mono or Flux so that the lock follows the work");
+	}
+
+	private static boolean isPendingWork(Object result) {
+		if (result instanceof CompletionStage<?> stage) {
+			try {
+				return !stage.toCompletableFuture().isDone();
+			}
+			catch (UnsupportedOperationException ex) {
+				return true;
+			}
+		}
+		if (result instanceof java.util.concurrent.Future<?> future) {
+			return !future.isDone();
+		}
+		return result instanceof java.util.stream.BaseStream<?, ?> || result instanceof java.util.concurrent.Flow.Publisher<?>
+				|| ClassUtils.isAssignableValue(PUBLISHER, result);
 	}
 
 	private ReactiveLocking reactive(LockOperation operation) {
@@ -88,7 +128,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private Collection<String> evaluateKeys(LockOperation operation, Object[] args, Object target) {
 		Object value = this.evaluator.evaluate(operation, args, target);
 		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
-			List<?> elements = (value instanceof Collection<?> collection) ? List.copyOf(collection) : asList(value);
+			List<Object> elements = new java.util.ArrayList<>();
+			if (value instanceof Collection<?> collection) {
+				elements.addAll(collection);
+			}
+			else {
+				elements.addAll(asList(value));
+			}
 			if (elements.isEmpty()) {
 				throw invalidKey(operation, "evaluated to an empty collection; there is nothing to lock");
 			}

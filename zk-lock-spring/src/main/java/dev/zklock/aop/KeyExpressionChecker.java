@@ -12,15 +12,18 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.ResolvableType;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.Indexer;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.Projection;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.Selection;
 import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -58,13 +61,14 @@ final class KeyExpressionChecker {
 	 * Check a parsed expression against the method it locks.
 	 * @param ast the expression's root node
 	 * @param method the method
+	 * @param targetClass the class the method is called on, which resolves its generic types
 	 * @param parameterNames the method's parameter names, {@code null} if unknown
 	 * @return the first problem found, or {@code null}
 	 */
-	@Nullable Problem check(SpelNode ast, Method method, String @Nullable [] parameterNames) {
+	@Nullable Problem check(SpelNode ast, Method method, Class<?> targetClass, String @Nullable [] parameterNames) {
 		Set<String> unknownVariables = new TreeSet<>();
 		List<Problem> problems = new ArrayList<>();
-		walk(ast, new Scope(method, parameterNames), unknownVariables, problems);
+		walk(ast, new Scope(method, targetClass, parameterNames), unknownVariables, problems);
 		if (!unknownVariables.isEmpty()) {
 			return unknownVariables(method, parameterNames, unknownVariables);
 		}
@@ -74,6 +78,15 @@ final class KeyExpressionChecker {
 	private void walk(SpelNode node, Scope scope, Set<String> unknownVariables, List<Problem> problems) {
 		if (node instanceof Selection || node instanceof Projection) {
 			// Evaluated against each element: nothing is known about #this there
+			return;
+		}
+		if (node instanceof Indexer) {
+			// #map[key]: a bare word in an index is a map key, not a property of the root
+			for (int i = 0; i < node.getChildCount(); i++) {
+				if (!(node.getChild(i) instanceof PropertyOrFieldReference)) {
+					walk(node.getChild(i), scope, unknownVariables, problems);
+				}
+			}
 			return;
 		}
 		if (node instanceof VariableReference) {
@@ -137,9 +150,10 @@ final class KeyExpressionChecker {
 			type = scope.variableType(name);
 			described = "#" + name;
 		}
-		else if (first instanceof BeanReference bean) {
-			type = beanType(bean);
-			described = "@" + bean.getName();
+		else if (first instanceof BeanReference) {
+			// A bean's declared type can be narrower or wider than the object: only its existence
+			// is checked, by the walk
+			return;
 		}
 		else if (first instanceof PropertyOrFieldReference property) {
 			if (!checkRootProperty(property, problems)) {
@@ -207,14 +221,6 @@ final class KeyExpressionChecker {
 		}
 	}
 
-	private Class<?> beanType(BeanReference bean) {
-		if (this.beanFactory == null || bean.getName().startsWith("&") || !this.beanFactory.containsBean(bean.getName())) {
-			return Object.class;
-		}
-		Class<?> type = this.beanFactory.getType(bean.getName(), false);
-		return (type != null) ? type : Object.class;
-	}
-
 	private static Problem unknownVariables(Method method, String @Nullable [] names, Set<String> unknown) {
 		String variables = String.join(", ", unknown.stream().map((name) -> "#" + name).toList());
 		if (names == null) {
@@ -236,7 +242,7 @@ final class KeyExpressionChecker {
 	 * runtime type may be anything.
 	 */
 	private static boolean isCheckable(Class<?> type) {
-		return type != Object.class;
+		return type != Object.class && type != void.class;
 	}
 
 	/**
@@ -261,8 +267,8 @@ final class KeyExpressionChecker {
 	}
 
 	private static @Nullable Method propertyAccessor(Class<?> type, String name) {
-		for (Method method : type.getMethods()) {
-			if (method.getParameterCount() != 0 || Modifier.isStatic(method.getModifiers())) {
+		for (Method method : members(type)) {
+			if (method.getParameterCount() != 0 || Modifier.isStatic(method.getModifiers()) || method.isBridge()) {
 				continue;
 			}
 			String methodName = method.getName();
@@ -286,12 +292,25 @@ final class KeyExpressionChecker {
 
 	private static List<Method> findMethods(Class<?> type, String name) {
 		Set<Method> found = new LinkedHashSet<>();
-		for (Method method : type.getMethods()) {
-			if (method.getName().equals(name)) {
+		for (Method method : members(type)) {
+			if (method.getName().equals(name) && !method.isBridge()) {
 				found.add(method);
 			}
 		}
 		return new ArrayList<>(found);
+	}
+
+	/**
+	 * The public methods SpEL can call on a value of a type: a primitive is boxed, and an
+	 * interface's value is an object too.
+	 */
+	private static List<Method> members(Class<?> type) {
+		Class<?> boxed = ClassUtils.resolvePrimitiveIfNecessary(type);
+		List<Method> methods = new ArrayList<>(List.of(boxed.getMethods()));
+		if (boxed.isInterface()) {
+			methods.addAll(List.of(Object.class.getMethods()));
+		}
+		return methods;
 	}
 
 	private static String accessorName(String prefix, String property) {
@@ -310,10 +329,13 @@ final class KeyExpressionChecker {
 
 		private final Method method;
 
+		private final Class<?> targetClass;
+
 		private final String @Nullable [] names;
 
-		Scope(Method method, String @Nullable [] names) {
+		Scope(Method method, Class<?> targetClass, String @Nullable [] names) {
 			this.method = method;
+			this.targetClass = targetClass;
 			this.names = names;
 		}
 
@@ -326,7 +348,12 @@ final class KeyExpressionChecker {
 				return ROOT;
 			}
 			int index = parameterIndex(name);
-			return (index >= 0) ? this.method.getParameterTypes()[index] : Object.class;
+			if (index < 0) {
+				return Object.class;
+			}
+			// A type variable resolved on the target class; its bound otherwise
+			return ResolvableType.forMethodParameter(this.method, index, this.targetClass)
+				.resolve(this.method.getParameterTypes()[index]);
 		}
 
 		private int parameterIndex(String name) {

@@ -1,13 +1,14 @@
 package dev.zklock.aop;
 
-import java.io.Closeable;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.BaseStream;
 
 import org.jspecify.annotations.Nullable;
@@ -17,14 +18,12 @@ import dev.zklock.annotation.DistributedLock;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.Aware;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
@@ -51,9 +50,16 @@ final class LockOperationSource {
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
 			LockOperationSource.class.getClassLoader());
 
+	/** Types whose work runs after they are returned, known by name so as not to need them. */
+	private static final List<String> DEFERRED_TYPES = List.of("io.reactivex.rxjava3.core.Single",
+			"io.reactivex.rxjava3.core.Maybe", "io.reactivex.rxjava3.core.Completable",
+			"io.reactivex.rxjava3.core.Observable", "io.reactivex.rxjava3.core.Flowable", "io.smallrye.mutiny.Uni",
+			"io.smallrye.mutiny.Multi", "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Deferred");
+
 	private final Map<MethodClassKey, Object> operations = new ConcurrentHashMap<>(256);
 
-	private final Map<Class<?>, Boolean> checkedClasses = new ConcurrentHashMap<>(256);
+	/** The locked operations of each class checked so far; empty if it has none. */
+	private final Map<Class<?>, List<LockOperation>> checkedClasses = new ConcurrentHashMap<>(256);
 
 	private final LockKeyExpressionEvaluator evaluator;
 
@@ -95,26 +101,47 @@ final class LockOperationSource {
 	 * @throws InvalidLockDeclarationException if a declaration cannot work
 	 */
 	boolean hasLockedMethods(Class<?> targetClass) {
-		Boolean known = this.checkedClasses.get(targetClass);
+		return !lockedOperations(targetClass).isEmpty();
+	}
+
+	/**
+	 * Check every locked method of a class, once, and return their operations.
+	 * @param targetClass the class
+	 * @return the operations, empty if the class has no locked method
+	 * @throws InvalidLockDeclarationException if a declaration cannot work
+	 */
+	List<LockOperation> lockedOperations(Class<?> targetClass) {
+		List<LockOperation> known = this.checkedClasses.get(targetClass);
 		if (known != null) {
 			return known;
 		}
-		AtomicBoolean found = new AtomicBoolean();
+		List<LockOperation> found = new ArrayList<>();
 		if (AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)) {
-			ReflectionUtils.doWithMethods(targetClass, (method) -> {
-				LockOperation operation = getOperation(method, targetClass);
-				if (operation != null) {
-					found.set(true);
-					checkProxyable(operation);
-				}
-			}, ReflectionUtils.USER_DECLARED_METHODS);
+			// A JDK proxy (a repository, an HTTP interface client) is locked through its interfaces
+			Class<?> declaring = Proxy.isProxyClass(targetClass) ? null : targetClass;
+			Iterable<Class<?>> classes = (declaring != null) ? List.of(declaring)
+					: ClassUtils.getAllInterfacesForClassAsSet(targetClass);
+			for (Class<?> candidate : classes) {
+				ReflectionUtils.doWithMethods(candidate, (method) -> {
+					LockOperation operation = getOperation(method, targetClass);
+					if (operation != null && !found.contains(operation)) {
+						found.add(operation);
+						checkFinalClass(operation);
+					}
+				}, ReflectionUtils.USER_DECLARED_METHODS);
+			}
 		}
-		this.checkedClasses.put(targetClass, found.get());
-		return found.get();
+		List<LockOperation> operations = List.copyOf(found);
+		this.checkedClasses.put(targetClass, operations);
+		return operations;
 	}
 
 	private @Nullable LockOperation resolve(Method method, @Nullable Class<?> targetClass) {
 		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+		if (Proxy.isProxyClass(userClass)) {
+			// The target is itself a JDK proxy: its interface method is the declaration
+			userClass = method.getDeclaringClass();
+		}
 		Method specificMethod = AopUtils.getMostSpecificMethod(method, userClass);
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, DistributedLock.class);
 		if (annotation == null && specificMethod != method) {
@@ -146,17 +173,20 @@ final class LockOperationSource {
 					"Fix the expression; text is quoted ('stock:'), parameters are #name");
 		}
 		if (parsed instanceof SpelExpression spel) {
-			KeyExpressionChecker.Problem problem = this.checker.check(spel.getAST(), specificMethod,
+			KeyExpressionChecker.Problem problem = this.checker.check(spel.getAST(), specificMethod, userClass,
 					this.evaluator.parameterNames().getParameterNames(specificMethod));
 			if (problem != null) {
 				throw new InvalidLockDeclarationException(description, expression, "it " + problem.problem(),
 						problem.action());
 			}
 		}
-		ReactiveAdapter adapter = REACTOR_PRESENT
-				? ReactiveAdapterRegistry.getSharedInstance().getAdapter(specificMethod.getReturnType()) : null;
+		// What a generic method returns on this class, not its erasure
+		Class<?> returnType = ResolvableType.forMethodReturnType(specificMethod, userClass)
+			.resolve(specificMethod.getReturnType());
+		ReactiveAdapter adapter = REACTOR_PRESENT ? ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType)
+				: null;
 		return new LockOperation(specificMethod, userClass, expression, parsed, annotation.waitMs(), elementKey,
-				returnKind(specificMethod, adapter, description), adapter);
+				returnKind(specificMethod, returnType, adapter, description), adapter);
 	}
 
 	/**
@@ -177,73 +207,34 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * Under class-based proxying (Spring Boot's default, and for classes without interfaces),
-	 * the proxy is a subclass: a final class cannot be proxied and a final method is not
-	 * intercepted. Under interface-based proxying, only interface methods are.
+	 * A final class cannot get a class-based proxy, and when the auto-proxy creator is set to
+	 * class-based proxies Spring would fail to create one with a message that names no method:
+	 * say which method cannot be locked first. Everything that depends on the proxy Spring
+	 * actually makes is checked on that proxy ({@link LockedBeanVerifier}).
 	 */
-	private void checkProxyable(LockOperation operation) {
-		Method method = operation.method();
+	private void checkFinalClass(LockOperation operation) {
 		Class<?> targetClass = operation.targetClass();
-		if (!usesClassProxies(targetClass)) {
-			if (!isInterfaceMethod(method, targetClass)) {
-				throw new InvalidLockDeclarationException(operation.describeMethod(), null,
-						"the bean gets an interface-based proxy, and the method is on none of its interfaces: "
-								+ "callers cannot reach it through the proxy, so it would run without its lock",
-						"Declare the method on one of the bean's interfaces, or use class-based proxies "
-								+ "(spring.aop.proxy-target-class=true, or @EnableDistributedLocks(proxyTargetClass = true))");
-			}
-			return;
-		}
-		if (Modifier.isFinal(targetClass.getModifiers())) {
+		if (Modifier.isFinal(targetClass.getModifiers()) && !targetClass.isInterface()
+				&& !Proxy.isProxyClass(targetClass) && autoProxyCreatorProxiesClasses()) {
 			throw new InvalidLockDeclarationException(operation.describeMethod(), null,
 					"its class is final, and class-based proxies are subclasses: it would run without its lock",
 					"Make the class non-final, or declare the method on an interface and set "
 							+ "spring.aop.proxy-target-class=false (or @EnableDistributedLocks(proxyTargetClass = false))");
 		}
-		if (Modifier.isFinal(method.getModifiers())) {
-			throw new InvalidLockDeclarationException(operation.describeMethod(), null,
-					"the method is final, and class-based proxies cannot override it: it would run without its lock",
-					"Remove 'final' from the method");
-		}
 	}
 
-	/**
-	 * Whether beans of a class get class-based (CGLIB) proxies: the auto-proxy creator is set so,
-	 * or the class has no interface worth proxying, as Spring decides.
-	 */
-	private boolean usesClassProxies(Class<?> targetClass) {
-		if (this.beanFactory != null && this.beanFactory.containsBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
+	private boolean autoProxyCreatorProxiesClasses() {
+		return this.beanFactory != null && this.beanFactory.containsBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
 				&& this.beanFactory.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME) instanceof ProxyConfig config
-				&& config.isProxyTargetClass()) {
-			return true;
-		}
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
-			boolean callback = InitializingBean.class == candidate || DisposableBean.class == candidate
-					|| Closeable.class == candidate || AutoCloseable.class == candidate
-					|| Aware.class.isAssignableFrom(candidate);
-			if (!callback && candidate.getMethods().length > 0) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	private static boolean isInterfaceMethod(Method method, Class<?> targetClass) {
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
-			if (ClassUtils.hasMethod(candidate, method.getName(), method.getParameterTypes())) {
-				return true;
-			}
-		}
-		return false;
+				&& config.isProxyTargetClass();
 	}
 
 	/**
 	 * How the method's work ends. Types whose work may run after the method returned, and that
 	 * the lock cannot follow, fail: the work would run without its lock.
 	 */
-	private static LockOperation.ReturnKind returnKind(Method method, @Nullable ReactiveAdapter adapter,
+	private static LockOperation.ReturnKind returnKind(Method method, Class<?> type, @Nullable ReactiveAdapter adapter,
 			String description) {
-		Class<?> type = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(type)) {
 			return LockOperation.ReturnKind.COMPLETION_STAGE;
 		}
@@ -254,7 +245,7 @@ final class LockOperationSource {
 				&& method.getParameterTypes()[method.getParameterCount() - 1].getName()
 					.equals("kotlin.coroutines.Continuation");
 		if (kotlinSuspend || Future.class.isAssignableFrom(type) || BaseStream.class.isAssignableFrom(type)
-				|| isPublisher(type)) {
+				|| isPublisher(type) || isDeferredByName(type)) {
 			throw new InvalidLockDeclarationException(description, null,
 					((kotlinSuspend) ? "it is a Kotlin suspend function" : "it returns " + type.getName())
 							+ ", whose work may go on after the method returns; the lock cannot be held across it, "
@@ -269,12 +260,27 @@ final class LockOperationSource {
 		if (java.util.concurrent.Flow.Publisher.class.isAssignableFrom(type)) {
 			return true;
 		}
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-			if (candidate.getName().equals("org.reactivestreams.Publisher")) {
+		return isAssignableByName("org.reactivestreams.Publisher", type);
+	}
+
+	/**
+	 * Deferred types of libraries Spring adapts only when Reactor is present (or not at all):
+	 * without an adapter, their work would run after the lock is gone.
+	 */
+	private static boolean isDeferredByName(Class<?> type) {
+		for (String name : DEFERRED_TYPES) {
+			if (isAssignableByName(name, type)) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	private static boolean isAssignableByName(String name, Class<?> type) {
+		if (!ClassUtils.isPresent(name, type.getClassLoader())) {
+			return false;
+		}
+		return ClassUtils.resolveClassName(name, type.getClassLoader()).isAssignableFrom(type);
 	}
 
 }

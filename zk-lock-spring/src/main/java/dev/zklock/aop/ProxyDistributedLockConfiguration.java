@@ -9,6 +9,7 @@ import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
@@ -76,9 +77,19 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
 		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator,
-				SingletonSupplier.of(() -> template.getIfAvailable(() -> new ZkLockTemplate(registry.getObject(),
+				SingletonSupplier.of(() -> template.getIfUnique(() -> new ZkLockTemplate(registry.getObject(),
 						observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP)))));
 		return new DistributedLockAdvisor(operationSource, interceptor, order());
+	}
+
+	/**
+	 * Checks the proxies Spring makes for locked beans.
+	 * @return the verifier
+	 */
+	@Bean(name = "distributedLockVerifier")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static BeanPostProcessor distributedLockVerifier() {
+		return new LockedBeanVerifier();
 	}
 
 	private int order() {

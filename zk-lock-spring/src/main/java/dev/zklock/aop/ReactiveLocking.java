@@ -2,6 +2,9 @@ package dev.zklock.aop;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -25,6 +28,9 @@ import org.springframework.core.ReactiveAdapter;
  */
 final class ReactiveLocking {
 
+	/** The ZooKeeper wait blocks a thread: one of these, not the subscriber's event loop. */
+	private static final Executor ACQUIRING = (task) -> Schedulers.boundedElastic().schedule(task);
+
 	/**
 	 * Wrap a reactive method call in the lock.
 	 * @param invocation the invocation, not yet proceeded: each subscription proceeds a clone
@@ -35,19 +41,41 @@ final class ReactiveLocking {
 		if (adapter == null) {
 			throw new IllegalStateException("No reactive adapter for " + invocation.getMethod());
 		}
-		// The ZooKeeper wait blocks a thread: not the subscriber's, which may be an event loop
-		Mono<ZkLease> acquire = Mono.fromCallable(() -> template.acquireLease(name, keys, wait))
-			.subscribeOn(Schedulers.boundedElastic());
 		Publisher<?> locked;
 		if (adapter.isMultiValue()) {
-			locked = Flux.usingWhen(acquire, (lease) -> invoke(invocation, adapter), ReactiveLocking::release,
-					(lease, failure) -> release(lease), ReactiveLocking::release);
+			locked = Flux.usingWhen(Mono.defer(() -> acquire(template, name, keys, wait)),
+					(acquisition) -> acquisition.run(() -> invoke(invocation, adapter)), Acquisition::release,
+					(acquisition, failure) -> acquisition.release(), Acquisition::release);
 		}
 		else {
-			locked = Mono.usingWhen(acquire, (lease) -> Mono.from(invoke(invocation, adapter)), ReactiveLocking::release,
-					(lease, failure) -> release(lease), ReactiveLocking::release);
+			locked = Mono.usingWhen(Mono.defer(() -> acquire(template, name, keys, wait)),
+					(acquisition) -> Mono.from(acquisition.run(() -> invoke(invocation, adapter))), Acquisition::release,
+					(acquisition, failure) -> acquisition.release(), Acquisition::release);
 		}
 		return adapter.fromPublisher(locked);
+	}
+
+	/**
+	 * One subscription's acquisition, on a bounded-elastic thread. If the subscriber cancels
+	 * before the lease arrives, Reactor drops the value it can no longer deliver: the
+	 * acquisition then releases the lease itself when it arrives, so a cancelled subscription
+	 * can never leave the lock held.
+	 */
+	private static Mono<Acquisition> acquire(ZkLockTemplate template, String name, Collection<String> keys,
+			@Nullable Duration wait) {
+		Acquisition acquisition = new Acquisition();
+		CompletableFuture<ZkLease> lease = CompletableFuture
+			.supplyAsync(() -> template.acquireLease(name, keys, wait), ACQUIRING);
+		lease.whenComplete((acquired, failure) -> {
+			if (acquired != null) {
+				acquisition.arrived(acquired);
+			}
+		});
+		// Also on delivery: whichever of the two callbacks runs first, the lease is known before use
+		return Mono.fromFuture(lease, true).map((acquired) -> {
+			acquisition.arrived(acquired);
+			return acquisition;
+		}).doOnCancel(acquisition::abandon);
 	}
 
 	/**
@@ -65,8 +93,62 @@ final class ReactiveLocking {
 		return (result != null) ? adapter.toPublisher(result) : Mono.empty();
 	}
 
-	private static Mono<Void> release(ZkLease lease) {
-		return Mono.fromRunnable(lease::release);
+	/**
+	 * Who releases a lease: the stream once it started with it, or the acquisition itself if the
+	 * subscription was cancelled first. Exactly one of them does, and the method never runs on a
+	 * lease the acquisition gave back.
+	 */
+	static final class Acquisition {
+
+		private static final int PENDING = 0;
+
+		private static final int STARTED = 1;
+
+		private static final int ABANDONED = 2;
+
+		private final AtomicInteger state = new AtomicInteger(PENDING);
+
+		private volatile @Nullable ZkLease lease;
+
+		void arrived(ZkLease lease) {
+			this.lease = lease;
+			if (this.state.get() == ABANDONED) {
+				lease.release();
+			}
+		}
+
+		/**
+		 * The subscription was cancelled: unless the stream already started, the lease (now or
+		 * when it arrives) is released here.
+		 */
+		void abandon() {
+			if (this.state.compareAndSet(PENDING, ABANDONED)) {
+				ZkLease arrived = this.lease;
+				if (arrived != null) {
+					arrived.release();
+				}
+			}
+		}
+
+		/**
+		 * Start the stream on the lease, unless the subscription was cancelled meanwhile.
+		 */
+		Publisher<?> run(java.util.function.Supplier<Publisher<?>> stream) {
+			if (!this.state.compareAndSet(PENDING, STARTED)) {
+				return Mono.empty();
+			}
+			return stream.get();
+		}
+
+		Mono<Void> release() {
+			return Mono.fromRunnable(() -> {
+				ZkLease held = this.lease;
+				if (held != null && this.state.get() == STARTED) {
+					held.release();
+				}
+			});
+		}
+
 	}
 
 }

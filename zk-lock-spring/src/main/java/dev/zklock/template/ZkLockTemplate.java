@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.common.KeyValue;
@@ -107,49 +107,61 @@ public class ZkLockTemplate {
 			lock.lock();
 			return runAndRelease(lock, task, null);
 		}
-		acquire(name, lock, wait);
-		return runAndRelease(lock, task, startHeld(name));
+		Observation held = acquire(name, lock, wait);
+		return runAndRelease(lock, task, held);
 	}
 
 	/**
 	 * Start asynchronous work while holding the locks of some keys, and keep holding them until
-	 * the stage it returns completes: normally, exceptionally or by cancellation. The work's
-	 * synchronous part runs on this thread with the locks held by it (so it may re-enter them);
-	 * then the hold passes to the stage and is released by whichever thread completes it. If
-	 * the work throws, or returns a stage already complete, the locks are released at once.
-	 * <p>A {@code CompletableFuture} cannot stop work already running when it is cancelled:
-	 * cancel only a stage whose work has not started or has finished writing.
+	 * the work's stage completes, normally or exceptionally. The work's synchronous part runs on
+	 * this thread with the locks held by it (so it may re-enter them); then the hold passes to
+	 * the stage and is released by whichever thread completes it. If the work throws, the locks
+	 * are released at once.
+	 * <p>A {@code CompletableFuture} is returned as a copy: completing or cancelling the copy
+	 * (as {@code orTimeout} or a caller's {@code cancel} do) cannot end the hold while the work
+	 * still runs; the locks go when the work itself ends.
 	 * @param <S> the stage type
 	 * @param <E> what starting the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
 	 * @param wait the longest wait; see {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @param task starts the work and returns its stage
-	 * @return the stage the task returned, unchanged
+	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of it
 	 * @throws LockAcquisitionException if a lock was not acquired; the task was not started
 	 * @throws IllegalStateException if this thread already holds one of the keys: the work would
 	 * outlive that hold
 	 * @throws E what starting the work throws
 	 */
+	@SuppressWarnings("unchecked")
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
 			Collection<String> keys, @Nullable Duration wait, LockedTask<S, E> task) throws E {
 		ZkLock lock = heldByNoOne(keys);
-		acquire(name, lock, wait);
-		Observation held = startHeld(name);
+		Observation held = acquire(name, lock, wait);
 		S stage;
+		ZkLease lease;
 		try {
 			stage = task.run();
+			if (stage == null) {
+				release(lock, held, null);
+				return null;
+			}
+			lease = lock.toLease();
 		}
 		catch (Throwable ex) {
 			release(lock, held, ex);
 			throw ex;
 		}
-		if (stage == null || (stage instanceof Future<?> future && future.isDone())) {
-			release(lock, held, null);
-			return stage;
+		// Whatever the stage is (some throw from isDone()), the release follows its completion
+		try {
+			stage.whenComplete((result, failure) -> releaseLater(lease, held));
 		}
-		ZkLease lease = lock.toLease();
-		stage.whenComplete((result, failure) -> releaseLater(lease, held));
+		catch (RuntimeException | Error ex) {
+			releaseLater(lease, held);
+			throw ex;
+		}
+		if (stage.getClass() == CompletableFuture.class) {
+			return (S) ((CompletableFuture<?>) stage).copy();
+		}
 		return stage;
 	}
 
@@ -167,12 +179,11 @@ public class ZkLockTemplate {
 	 */
 	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration wait) {
 		ZkLock lock = heldByNoOne(keys);
-		acquire(name, lock, wait);
-		Observation held = startHeld(name);
+		Observation held = acquire(name, lock, wait);
 		try {
 			return new ObservedLease(lock.toLease(), held);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			release(lock, held, ex);
 			throw ex;
 		}
@@ -198,32 +209,41 @@ public class ZkLockTemplate {
 		return lock;
 	}
 
-	private void acquire(String name, ZkLock lock, @Nullable Duration wait) {
+	/**
+	 * Acquire under the {@code zklock.acquire} observation and start the {@code zklock.held} one.
+	 * If observing fails once the locks are taken, they are given back before the failure
+	 * propagates: no path leaves them held with nobody to release them.
+	 * @return the started hold observation
+	 */
+	private Observation acquire(String name, ZkLock lock, @Nullable Duration wait) {
 		Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, this.observationRegistry)
 			.lowCardinalityKeyValue("lock.name", name)
 			.start();
-		String outcome = "error";
 		try {
 			lock.acquire((wait != null) ? wait : this.registry.getOptions().defaultWait());
-			outcome = "acquired";
 		}
 		catch (LockAcquisitionException ex) {
-			outcome = switch (ex.getReason()) {
+			String outcome = switch (ex.getReason()) {
 				case HELD_LOCALLY, HELD_REMOTELY -> "timeout";
 				default -> "error";
 			};
+			observation.lowCardinalityKeyValue(KeyValue.of("outcome", outcome)).stop();
 			throw ex;
 		}
-		finally {
-			observation.lowCardinalityKeyValue(KeyValue.of("outcome", outcome));
-			observation.stop();
+		catch (RuntimeException | Error ex) {
+			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "error")).stop();
+			throw ex;
 		}
-	}
-
-	private Observation startHeld(String name) {
-		return Observation.createNotStarted(HELD_OBSERVATION, this.observationRegistry)
-			.lowCardinalityKeyValue("lock.name", name)
-			.start();
+		try {
+			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "acquired")).stop();
+			return Observation.createNotStarted(HELD_OBSERVATION, this.observationRegistry)
+				.lowCardinalityKeyValue("lock.name", name)
+				.start();
+		}
+		catch (RuntimeException | Error ex) {
+			release(lock, null, ex);
+			throw ex;
+		}
 	}
 
 	private <T extends @Nullable Object, E extends Throwable> T runAndRelease(ZkLock lock, LockedTask<T, E> task,

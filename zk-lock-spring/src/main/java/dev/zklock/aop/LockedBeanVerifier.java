@@ -1,0 +1,136 @@
+package dev.zklock.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Looks at the proxy Spring actually made for every bean with {@code @DistributedLock} methods,
+ * after the auto-proxy creator, rather than predicting it: a bean left without the lock advisor
+ * (created before the advisor existed, or excluded from auto-proxying), a final method under a
+ * class-based proxy, or a method on none of the proxied interfaces under an interface-based one
+ * would run without its lock, and fails the bean's creation instead. Once every singleton
+ * exists, checks that locked methods have a registry to lock with.
+ *
+ * <p>Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
+ * creator among them.
+ */
+final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+
+	private @Nullable BeanFactory beanFactory;
+
+	private @Nullable DistributedLockAdvisor advisor;
+
+	private boolean lockedBeansSeen;
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		if (bean instanceof Advisor || bean instanceof BeanPostProcessor) {
+			return bean;
+		}
+		DistributedLockAdvisor lockAdvisor = advisor();
+		if (lockAdvisor == null) {
+			return bean;
+		}
+		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
+		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		if (operations.isEmpty()) {
+			return bean;
+		}
+		this.lockedBeansSeen = true;
+		if (!(bean instanceof Advised advised)) {
+			throw new InvalidLockDeclarationException(operations.get(0).describeMethod(), null,
+					"the bean '" + beanName + "' was not proxied (it was created before the @DistributedLock "
+							+ "advisor, for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
+							+ "its locked methods would run without their lock",
+					"Do not make this bean a dependency of a BeanPostProcessor, or lock in code with ZkLockTemplate");
+		}
+		if (!List.of(advised.getAdvisors()).contains(lockAdvisor)) {
+			// A proxy of someone else's making that delegates to the locked bean (a scoped proxy)
+			return bean;
+		}
+		for (LockOperation operation : operations) {
+			verify(operation, advised, bean);
+		}
+		return bean;
+	}
+
+	private static void verify(LockOperation operation, Advised advised, Object proxy) {
+		Method method = operation.method();
+		if (AopUtils.isJdkDynamicProxy(proxy)) {
+			if (!isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
+				throw new InvalidLockDeclarationException(operation.describeMethod(), null,
+						"the bean has an interface-based proxy, and the method is on none of its interfaces: callers "
+								+ "cannot reach it through the proxy, so it would run without its lock",
+						"Declare the method on one of the bean's interfaces, or use class-based proxies "
+								+ "(spring.aop.proxy-target-class=true, or @EnableDistributedLocks(proxyTargetClass = true))");
+			}
+		}
+		else if (Modifier.isFinal(method.getModifiers()) && !method.getDeclaringClass().isInterface()) {
+			throw new InvalidLockDeclarationException(operation.describeMethod(), null,
+					"the method is final, and class-based proxies cannot override it: it would run without its lock",
+					"Remove 'final' from the method");
+		}
+	}
+
+	/**
+	 * Whether one of the interfaces declares the method, generics and bridges included.
+	 */
+	private static boolean isOnAnInterface(Method method, Class<?>[] interfaces, Class<?> targetClass) {
+		for (Class<?> candidate : interfaces) {
+			for (Method declared : candidate.getMethods()) {
+				if (declared.getName().equals(method.getName())
+						&& declared.getParameterCount() == method.getParameterCount()
+						&& (declared.equals(method) || AopUtils.getMostSpecificMethod(declared, targetClass).equals(method))) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (!this.lockedBeansSeen || !(this.beanFactory instanceof ListableBeanFactory listable)) {
+			return;
+		}
+		if (listable.getBeanNamesForType(ZkLockRegistry.class, true, false).length == 0
+				&& listable.getBeanNamesForType(ZkLockTemplate.class, true, false).length == 0) {
+			throw new IllegalStateException("@DistributedLock methods need a ZkLockRegistry bean to lock with, and "
+					+ "the application defines none: define one (new ZkLockRegistry(curatorFramework)), or use the "
+					+ "Spring Boot starter, which does");
+		}
+	}
+
+	private @Nullable DistributedLockAdvisor advisor() {
+		if (this.advisor == null && this.beanFactory instanceof ListableBeanFactory listable) {
+			String[] names = listable.getBeanNamesForType(DistributedLockAdvisor.class, true, false);
+			if (names.length == 1) {
+				this.advisor = listable.getBean(names[0], DistributedLockAdvisor.class);
+			}
+		}
+		return this.advisor;
+	}
+
+}

@@ -1,0 +1,438 @@
+package dev.zklock.aop;
+
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.EnableDistributedLocks;
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Every {@code @DistributedLock} that could not work fails the application's startup with a
+ * sentence that names the method and the problem, instead of running the method without its
+ * lock or failing at every call.
+ */
+@Timeout(60)
+class InvalidDeclarationTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@Test
+	void privateMethod() {
+		assertFailsStartup(PrivateMethod.class, "run()", null,
+				"the method is private, and Spring's proxies cannot intercept private methods");
+	}
+
+	@Test
+	void staticMethod() {
+		assertFailsStartup(StaticMethod.class, "run()", null, "the method is static");
+	}
+
+	@Test
+	void finalMethod() {
+		assertFailsStartup(FinalMethod.class, "run()", null,
+				"the method is final, and class-based proxies cannot override it");
+	}
+
+	@Test
+	void finalClass() {
+		assertFailsStartup(FinalClass.class, "run()", null, "its class is final");
+	}
+
+	@Test
+	void methodOnNoInterfaceUnderInterfaceProxies() {
+		assertThatThrownBy(() -> start(InterfaceProxies.class, ServiceWithExtraMethod.class))
+			.rootCause()
+			.isInstanceOf(InvalidLockDeclarationException.class)
+			.hasMessageContaining(ServiceWithExtraMethod.class.getName() + ".extra()")
+			.hasMessageContaining("the method is on none of its interfaces");
+	}
+
+	@Test
+	void bareWordThatShouldHaveBeenQuoted() {
+		assertFailsStartup(BareWord.class, "run(String)", "inventory",
+				"uses the bare word 'inventory', which is not a property of the expression's root object");
+		assertThat(failure(BareWord.class).getAction()).contains("key = \"'inventory'\"");
+	}
+
+	@Test
+	void beanThatDoesNotExist() {
+		assertFailsStartup(MissingBean.class, "run()", "@nosuchbean.name",
+				"refers to the bean 'nosuchbean', but there is no bean of that name");
+	}
+
+	@Test
+	void propertyThatTheParameterTypeDoesNotHave() {
+		assertFailsStartup(MissingProperty.class, "run(String)", "#sku.nosuchprop",
+				"reads property 'nosuchprop' of #sku, a java.lang.String, which has no such property");
+	}
+
+	@Test
+	void propertyOfAPropertyThatDoesNotExist() {
+		assertFailsStartup(MissingNestedProperty.class, "run(Order)", "#order.customer.nmae",
+				"reads property 'nmae' of #order.customer, a " + Customer.class.getName());
+	}
+
+	@Test
+	void methodThatTheParameterTypeDoesNotHave() {
+		assertFailsStartup(MissingMethod.class, "run(String)", "#sku.toUpper()",
+				"calls toUpper() on #sku, a java.lang.String, which has no public method of that name");
+	}
+
+	@Test
+	void parameterThatTheMethodDoesNotHave() {
+		assertFailsStartup(MissingParameter.class, "run(String)", "'order:' + #orderId",
+				"refers to #orderId, which the method does not have; its parameters are id");
+	}
+
+	@Test
+	void syntaxError() {
+		assertFailsStartup(SyntaxError.class, "run(String)", "'a' + ", "it is not a valid SpEL expression");
+	}
+
+	@Test
+	void futureThatIsNotACompletionStage() {
+		assertFailsStartup(ReturnsFuture.class, "run()", null,
+				"it returns java.util.concurrent.Future, whose work may go on after the method returns");
+	}
+
+	@Test
+	void stream() {
+		assertFailsStartup(ReturnsStream.class, "run()", null, "it returns java.util.stream.Stream");
+	}
+
+	@Test
+	void expressionsThatCanWorkStart() throws Exception {
+		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidExpressions.class)) {
+			ValidExpressions valid = context.getBean(ValidExpressions.class);
+			assertThat(valid.run("abc", new Order(new Customer("c-1")), List.of("x"), 7L, java.util.Map.of("tenant", "t")))
+				.isEqualTo("ok");
+		}
+	}
+
+	@Test
+	void beanNotProxiedFailsStartup() {
+		assertFailsStartup(InfrastructureService.class, "run()", null, "was not proxied");
+	}
+
+	@Test
+	void missingRegistryFailsStartup() throws Exception {
+		org.apache.curator.framework.CuratorFramework client = this.zk.newClient();
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.registerBean(org.apache.curator.framework.CuratorFramework.class, () -> client);
+		context.register(NoRegistry.class);
+		context.registerBean(Plain.class);
+		assertThatThrownBy(context::refresh).hasMessageContaining("need a ZkLockRegistry bean");
+		context.close();
+	}
+
+	@Test
+	void targetThatIsAlreadyAJdkProxyIsLockedThroughItsInterface() throws Exception {
+		for (Class<?> configuration : List.of(ClassProxies.class, InterfaceProxies.class)) {
+			org.apache.curator.framework.CuratorFramework client = this.zk.newClient();
+			try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+				context.registerBean(org.apache.curator.framework.CuratorFramework.class, () -> client);
+				context.register(configuration);
+				context.registerBean("repository", Repository.class, () -> (Repository) java.lang.reflect.Proxy
+					.newProxyInstance(Repository.class.getClassLoader(), new Class<?>[] { Repository.class },
+							(proxy, method, args) -> method.getName().equals("find") ? "found " + args[0] : null));
+				context.refresh();
+				Repository repository = context.getBean(Repository.class);
+				ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
+				assertThat(repository.find("r-1")).isEqualTo("found r-1");
+				assertThat(org.springframework.aop.support.AopUtils.isAopProxy(repository)).isTrue();
+				assertThat(registry.size()).isZero();
+			}
+		}
+	}
+
+	@Test
+	void genericInterfaceMethodUnderInterfaceProxies() throws Exception {
+		try (AnnotationConfigApplicationContext context = start(InterfaceProxies.class, OrderHandler.class)) {
+			@SuppressWarnings("unchecked")
+			Handler<Order> handler = context.getBean(Handler.class);
+			assertThat(handler.handle(new Order(new Customer("c-2")))).isTrue();
+		}
+	}
+
+	private void assertFailsStartup(Class<?> service, String method, String expression, String problem) {
+		InvalidLockDeclarationException failure = failure(service);
+		assertThat(failure.getMethod()).isEqualTo(service.getName() + "." + method);
+		assertThat(failure.getExpression()).isEqualTo(expression);
+		assertThat(failure.getMessage()).startsWith("Invalid @DistributedLock on " + service.getName() + "." + method)
+			.contains(problem);
+		assertThat(failure.getAction()).isNotBlank();
+	}
+
+	private InvalidLockDeclarationException failure(Class<?> service) {
+		Throwable thrown = null;
+		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, service)) {
+			// started: no failure
+		}
+		catch (Exception ex) {
+			thrown = ex;
+		}
+		assertThat(thrown).as("startup of %s", service.getSimpleName()).isNotNull();
+		Throwable cause = thrown;
+		while (cause.getCause() != null && !(cause instanceof InvalidLockDeclarationException)) {
+			cause = cause.getCause();
+		}
+		assertThat(cause).isInstanceOf(InvalidLockDeclarationException.class);
+		return (InvalidLockDeclarationException) cause;
+	}
+
+	private AnnotationConfigApplicationContext start(Class<?> configuration, Class<?> service) throws Exception {
+		org.apache.curator.framework.CuratorFramework client = this.zk.newClient();
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.registerBean(org.apache.curator.framework.CuratorFramework.class, () -> client);
+		context.register(configuration);
+		context.registerBean(service);
+		try {
+			context.refresh();
+		}
+		catch (RuntimeException ex) {
+			context.close();
+			throw ex;
+		}
+		return context;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks(proxyTargetClass = true)
+	static class ClassProxies {
+
+		@Bean
+		ZkLockRegistry zkLockRegistry(org.apache.curator.framework.CuratorFramework client) {
+			return new ZkLockRegistry(client);
+		}
+
+		@Bean
+		Tenant tenant() {
+			return new Tenant("t");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks
+	static class InterfaceProxies {
+
+		@Bean
+		ZkLockRegistry zkLockRegistry(org.apache.curator.framework.CuratorFramework client) {
+			return new ZkLockRegistry(client);
+		}
+
+	}
+
+	public record Tenant(String name) {
+	}
+
+	public record Customer(String name) {
+	}
+
+	public record Order(Customer customer) {
+	}
+
+	public static class PrivateMethod {
+
+		@DistributedLock(key = "'k'")
+		private void run() {
+		}
+
+	}
+
+	public static class StaticMethod {
+
+		@DistributedLock(key = "'k'")
+		public static void run() {
+		}
+
+	}
+
+	public static class FinalMethod {
+
+		@DistributedLock(key = "'k'")
+		public final void run() {
+		}
+
+	}
+
+	public static final class FinalClass {
+
+		@DistributedLock(key = "'k'")
+		public void run() {
+		}
+
+	}
+
+	public interface Service {
+
+		void run();
+
+	}
+
+	public static class ServiceWithExtraMethod implements Service {
+
+		@Override
+		public void run() {
+		}
+
+		@DistributedLock(key = "'k'")
+		public void extra() {
+		}
+
+	}
+
+	public static class BareWord {
+
+		@DistributedLock(key = "inventory")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class MissingBean {
+
+		@DistributedLock(key = "@nosuchbean.name")
+		public void run() {
+		}
+
+	}
+
+	public static class MissingProperty {
+
+		@DistributedLock(key = "#sku.nosuchprop")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class MissingNestedProperty {
+
+		@DistributedLock(key = "#order.customer.nmae")
+		public void run(Order order) {
+		}
+
+	}
+
+	public static class MissingMethod {
+
+		@DistributedLock(key = "#sku.toUpper()")
+		public void run(String sku) {
+		}
+
+	}
+
+	public static class MissingParameter {
+
+		@DistributedLock(key = "'order:' + #orderId")
+		public void run(String id) {
+		}
+
+	}
+
+	public static class SyntaxError {
+
+		@DistributedLock(key = "'a' + ")
+		public void run(String id) {
+		}
+
+	}
+
+	public static class ReturnsFuture {
+
+		@DistributedLock(key = "'k'")
+		public Future<String> run() {
+			return null;
+		}
+
+	}
+
+	public static class ReturnsStream {
+
+		@DistributedLock(key = "'k'")
+		public Stream<String> run() {
+			return Stream.empty();
+		}
+
+	}
+
+	public static class ValidExpressions {
+
+		@DistributedLock(key = "{#sku.toUpperCase(), #order.customer.name, @tenant.name, #root.methodName,"
+				+ " #root.targetClass.simpleName, T(java.lang.String).valueOf(#p0.length()), #tags[0], #tags.size(),"
+				+ " #tags.?[#this == 'x'].size(), #sku?.length(), #root.args.length, #id.toString(), #tags.toString(),"
+				+ " #m[tenant], @tenant.toString()}")
+		public String run(String sku, Order order, List<String> tags, long id, java.util.Map<String, String> m) {
+			return "ok";
+		}
+
+	}
+
+	/** Marked as AOP infrastructure, which auto-proxy creators leave alone. */
+	public static class InfrastructureService implements org.springframework.aop.framework.AopInfrastructureBean {
+
+		@DistributedLock(key = "'k'")
+		public void run() {
+		}
+
+	}
+
+	public static class Plain {
+
+		@DistributedLock(key = "'k'")
+		public void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks
+	static class NoRegistry {
+
+	}
+
+	public interface Repository {
+
+		@DistributedLock(key = "'repo:' + #id")
+		String find(String id);
+
+	}
+
+	public interface Handler<T> {
+
+		boolean handle(T item);
+
+	}
+
+	public static class OrderHandler implements Handler<Order> {
+
+		private final ZkLockRegistry registry;
+
+		public OrderHandler(ZkLockRegistry registry) {
+			this.registry = registry;
+		}
+
+		@Override
+		@DistributedLock(key = "'order:' + #item.customer.name")
+		public boolean handle(Order item) {
+			return this.registry.obtain("order:" + item.customer().name()).isHeldByCurrentThread();
+		}
+
+	}
+
+}
