@@ -157,15 +157,16 @@ class EngineFaultTests {
 			eventually()
 				.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
 					.containsOnly(LeaseState.UNCERTAIN));
+			// Listeners are told after the state changed (and after the warning is logged), each in turn
+			eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=UNCERTAIN", "tracked-2=UNCERTAIN"));
 		});
-		assertThat(seen).contains("tracked-1=UNCERTAIN", "tracked-2=UNCERTAIN");
 		assertThat(log).contains("is UNCERTAIN after the ZooKeeper connection was SUSPENDED");
 		// The session expires while no connection is possible; another session takes the keys
 		eventually()
 			.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
 				.containsOnly(LeaseState.LOST));
 		assertThat(lockAndReadToken(other, "tracked-1", PATIENCE)).isPositive();
-		assertThat(seen).contains("tracked-1=LOST", "tracked-2=LOST");
+		eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=LOST", "tracked-2=LOST"));
 		proxy.refuse(false);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(second::unlock);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(first::unlock);

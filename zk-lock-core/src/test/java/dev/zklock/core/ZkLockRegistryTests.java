@@ -510,7 +510,8 @@ class ZkLockRegistryTests {
 		long token = lock.fencingToken();
 		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
 		eventually().until(lock::leaseState, (state) -> state == LeaseState.LOST);
-		assertThat(states).contains(LeaseState.LOST);
+		// Listeners are told after the state changed
+		eventually().untilAsserted(() -> assertThat(states).contains(LeaseState.LOST));
 		ZkLock remote = other.obtain("expiring");
 		assertThat(remote.tryLock(15, TimeUnit.SECONDS)).isTrue();
 		assertThat(remote.fencingToken()).isGreaterThan(token);

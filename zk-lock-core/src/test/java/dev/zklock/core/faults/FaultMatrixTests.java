@@ -221,7 +221,8 @@ class FaultMatrixTests {
 		assertThat(store.value()).isEqualTo("second");
 		await().atMost(Duration.ofSeconds(20)).pollInSameThread().until(stale::leaseState,
 				(state) -> state == LeaseState.LOST);
-		assertThat(reported).contains(LeaseState.LOST);
+		// Listeners are told after the state changed
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(reported).contains(LeaseState.LOST));
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::unlock);
 		fresh.unlock();
 		int orphans = awaitNoLockNodes(Duration.ofSeconds(20));

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -33,7 +34,6 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
@@ -45,6 +45,7 @@ import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -63,11 +64,15 @@ import static org.awaitility.Awaitility.await;
  * {@code -Dzklock.checker.seconds=600 -Dzklock.checker.seed=random}. The seed is printed and
  * written to {@code target/fault-checker.md} with the figures.
  */
-@Timeout(600)
 class RandomizedFaultCheckerTests {
 
-	/** What a wait may overrun its bound by, on a loaded 2-core machine. */
-	static final Duration WAIT_MARGIN = Duration.ofMillis(500);
+	/**
+	 * What a wait may overrun its bound by on a loaded 2-core machine: a thread whose wait ran
+	 * out still has to be scheduled to notice. Seen: under 100 ms in CI-like runs, 174 ms with
+	 * every core kept busy, 603 ms once with a parallel build on top; the report prints the worst
+	 * overrun next to the worst scheduling hiccup a sleeping thread saw.
+	 */
+	static final Duration WAIT_MARGIN = Duration.ofSeconds(1);
 
 	private static final long CI_SEED = 20261122L;
 
@@ -97,6 +102,15 @@ class RandomizedFaultCheckerTests {
 	private final LongAdder beganUnsure = new LongAdder();
 
 	private final AtomicLong worstOverrunNanos = new AtomicLong();
+
+	/** What the attempt with the worst overrun was, for reading it against the chaos. */
+	private volatile String worstOverrun = "";
+
+	/**
+	 * The longest a thread that asked to sleep 5 ms slept beyond that: what the machine and the
+	 * JVM (scheduling, GC) did to every thread, the engine's included.
+	 */
+	private final AtomicLong worstHiccupNanos = new AtomicLong();
 
 	private final AtomicBoolean stop = new AtomicBoolean();
 
@@ -129,10 +143,15 @@ class RandomizedFaultCheckerTests {
 	}
 
 	@Test
-	void randomizedFaultsNeverBreakMutualExclusion() throws Exception {
+	void randomizedFaultsNeverBreakMutualExclusion() {
 		String seedProperty = System.getProperty("zklock.checker.seed", Long.toString(CI_SEED));
 		long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
 		long seconds = Long.getLong("zklock.checker.seconds", 45);
+		// Bounded by the run's own length: the chaos, then at most a few minutes to drain and check
+		assertTimeoutPreemptively(Duration.ofSeconds(seconds + 240), () -> check(seed, seconds));
+	}
+
+	private void check(long seed, long seconds) throws Exception {
 		System.out.println("Fault checker seed " + seed + " for " + seconds + " s (-Dzklock.checker.seed=" + seed + ")");
 		Random random = new Random(seed);
 		for (Fault fault : Fault.values()) {
@@ -170,6 +189,16 @@ class RandomizedFaultCheckerTests {
 				worker.start();
 			}
 		}
+		Thread hiccups = new Thread(() -> {
+			while (!this.stop.get()) {
+				long before = System.nanoTime();
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+				this.worstHiccupNanos.accumulateAndGet(System.nanoTime() - before - TimeUnit.MILLISECONDS.toNanos(5),
+						Math::max);
+			}
+		}, "hiccup-meter");
+		hiccups.setDaemon(true);
+		hiccups.start();
 		started.countDown();
 		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
 		while (System.nanoTime() < end) {
@@ -359,7 +388,7 @@ class RandomizedFaultCheckerTests {
 				acquired = false;
 			}
 			if (bounded) {
-				checkWait(wait, System.nanoTime() - start);
+				checkWait(wait, start, (choice < 40) ? "tryLock" : "acquire", key, this.name);
 			}
 			if (!acquired) {
 				RandomizedFaultCheckerTests.this.timedOut.increment();
@@ -399,7 +428,7 @@ class RandomizedFaultCheckerTests {
 				lease = this.registry.acquireLease(key, wait);
 			}
 			catch (LockAcquisitionException ex) {
-				checkWait(wait, System.nanoTime() - start);
+				checkWait(wait, start, "acquireLease (" + ex.getReason() + ")", key, this.name);
 				RandomizedFaultCheckerTests.this.timedOut.increment();
 				if (ex.getReason() == LockAcquisitionException.Reason.INTERRUPTED) {
 					RandomizedFaultCheckerTests.this.interrupts.increment();
@@ -407,7 +436,7 @@ class RandomizedFaultCheckerTests {
 				}
 				return;
 			}
-			checkWait(wait, System.nanoTime() - start);
+			checkWait(wait, start, "acquireLease", key, this.name);
 			HoldLog.Hold hold = RandomizedFaultCheckerTests.this.log.enter(this.name, key);
 			LeaseState entryState = lease.state();
 			if (entryState != LeaseState.HELD) {
@@ -538,9 +567,15 @@ class RandomizedFaultCheckerTests {
 	 * A wait of zero makes one attempt whose ZooKeeper round trips are bounded by the
 	 * connection timeout.
 	 */
-	private void checkWait(Duration wait, long elapsedNanos) {
+	private void checkWait(Duration wait, long start, String call, String key, String participant) {
+		long end = System.nanoTime();
 		long bound = wait.isZero() ? TimeUnit.MILLISECONDS.toNanos(CONNECTION_TIMEOUT_MS) : wait.toNanos();
-		this.worstOverrunNanos.accumulateAndGet(elapsedNanos - bound, Math::max);
+		long overrun = end - start - bound;
+		if (overrun > this.worstOverrunNanos.getAndAccumulate(overrun, Math::max)) {
+			this.worstOverrun = participant + " " + call + " of " + key + " waiting " + wait.toMillis() + " ms from "
+					+ TimeUnit.NANOSECONDS.toMicros(start) + " us took " + TimeUnit.NANOSECONDS.toMillis(end - start)
+					+ " ms";
+		}
 	}
 
 	// --- the faults ---
@@ -732,9 +767,12 @@ class RandomizedFaultCheckerTests {
 						Math.min(10, verdict.violations.size())) + "\n")
 				+ (verdict.regressions.isEmpty() ? "" : "regressions: " + verdict.regressions.subList(0,
 						Math.min(10, verdict.regressions.size())) + "\n")
+				+ "worst overrun: " + this.worstOverrun + "; worst hiccup of a sleeping thread "
+				+ TimeUnit.NANOSECONDS.toMillis(this.worstHiccupNanos.get()) + " ms\n"
 				+ (this.unexpected.isEmpty() ? "" : "unexpected: " + this.unexpected.stream().limit(10).toList() + "\n")
-				+ (verdict.violations.isEmpty() && verdict.regressions.isEmpty() ? ""
-						: "chaos: " + String.join("\n", this.log.events()) + "\n");
+				+ (verdict.violations.isEmpty() && verdict.regressions.isEmpty()
+						&& this.worstOverrunNanos.get() < WAIT_MARGIN.toNanos() ? ""
+								: "chaos: " + String.join("\n", this.log.events()) + "\n");
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
