@@ -24,7 +24,7 @@ import java.lang.annotation.Target;
  * <p>The lock lasts as long as the method's work: until it returns; for a method returning a
  * {@code CompletionStage}, until the stage completes; for a method returning a reactive type
  * ({@code Mono}, {@code Flux}), from each subscription until the stream terminates or is
- * cancelled. A key expression that yields a collection or an array locks every element, in one
+ * cancelled; for a Kotlin {@code suspend} function, until its coroutine ends. A key expression that yields a collection or an array locks every element, in one
  * global order, all or nothing.
  *
  * <p>May be declared on a public or protected method of a bean, on an interface method it

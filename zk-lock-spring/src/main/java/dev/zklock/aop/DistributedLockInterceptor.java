@@ -80,6 +80,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 				template.executeAsync(name, keys, wait, () -> (CompletionStage<?>) invocation.proceed());
 			case REACTIVE -> reactive(operation).lock(template, name, keys, wait,
 					(ProxyMethodInvocation) invocation, operation.reactiveAdapter());
+			case SUSPENDING -> {
+				Object[] args = invocation.getArguments();
+				Object locked = reactive(operation).lock(template, name, keys, wait, (ProxyMethodInvocation) invocation,
+						operation.reactiveAdapter());
+				yield SuspendingLocking.await((org.reactivestreams.Publisher<?>) locked, args[args.length - 1]);
+			}
 		};
 	}
 

@@ -359,8 +359,9 @@ final class KeyExpressionChecker {
 		private int parameterIndex(String name) {
 			int count = this.method.getParameterCount();
 			for (int i = 0; i < count; i++) {
+				// A Kotlin suspend function has one parameter more (its continuation) than names
 				if (name.equals("p" + i) || name.equals("a" + i)
-						|| (this.names != null && name.equals(this.names[i]))) {
+						|| (this.names != null && i < this.names.length && name.equals(this.names[i]))) {
 					return i;
 				}
 			}

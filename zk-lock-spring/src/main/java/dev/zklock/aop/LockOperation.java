@@ -18,7 +18,8 @@ import org.springframework.expression.Expression;
  * @param waitMs the wait in milliseconds: -1 for the default, 0 for one attempt
  * @param elementKey the cache key of the method on its target class
  * @param returnKind how the method's work ends, and so how long the lock is held
- * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE}
+ * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE} and
+ * {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
  */
 record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey, long waitMs,
 		AnnotatedElementKey elementKey, ReturnKind returnKind, @Nullable ReactiveAdapter reactiveAdapter) {
@@ -35,7 +36,13 @@ record LockOperation(Method method, Class<?> targetClass, String keyExpression, 
 		COMPLETION_STAGE,
 
 		/** When the publisher it returns terminates or is cancelled; it starts on subscription. */
-		REACTIVE
+		REACTIVE,
+
+		/**
+		 * A Kotlin {@code suspend} function: when the coroutine Spring's bridge runs it in
+		 * completes or is cancelled.
+		 */
+		SUSPENDING
 
 	}
 

@@ -20,6 +20,7 @@ import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -49,6 +50,14 @@ final class LockOperationSource {
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
 			LockOperationSource.class.getClassLoader());
+
+	/** Kotlin suspend functions need Spring's coroutine bridge, which needs Reactor and these. */
+	private static final boolean COROUTINES_PRESENT = REACTOR_PRESENT && KotlinDetector.isKotlinReflectPresent()
+			&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockOperationSource.class.getClassLoader());
+
+	private static final Class<?> MONO = REACTOR_PRESENT
+			? ClassUtils.resolveClassName("reactor.core.publisher.Mono", LockOperationSource.class.getClassLoader())
+			: Void.class;
 
 	/** Types whose work runs after they are returned, known by name so as not to need them. */
 	private static final List<String> DEFERRED_TYPES = List.of("io.reactivex.rxjava3.core.Single",
@@ -183,10 +192,14 @@ final class LockOperationSource {
 		// What a generic method returns on this class, not its erasure
 		Class<?> returnType = ResolvableType.forMethodReturnType(specificMethod, userClass)
 			.resolve(specificMethod.getReturnType());
-		ReactiveAdapter adapter = REACTOR_PRESENT ? ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType)
-				: null;
-		return new LockOperation(specificMethod, userClass, expression, parsed, annotation.waitMs(), elementKey,
-				returnKind(specificMethod, returnType, adapter, description), adapter);
+		boolean suspending = COROUTINES_PRESENT && KotlinDetector.isSuspendingFunction(specificMethod);
+		// Spring's coroutine bridge calls a suspend function as a Mono
+		ReactiveAdapter adapter = !REACTOR_PRESENT ? null
+				: ReactiveAdapterRegistry.getSharedInstance().getAdapter(suspending ? MONO : returnType);
+		LockOperation.ReturnKind kind = suspending ? LockOperation.ReturnKind.SUSPENDING
+				: returnKind(specificMethod, returnType, adapter, description);
+		return new LockOperation(specificMethod, userClass, expression, parsed, annotation.waitMs(), elementKey, kind,
+				adapter);
 	}
 
 	/**
@@ -247,7 +260,9 @@ final class LockOperationSource {
 		if (kotlinSuspend || Future.class.isAssignableFrom(type) || BaseStream.class.isAssignableFrom(type)
 				|| isPublisher(type) || isDeferredByName(type)) {
 			throw new InvalidLockDeclarationException(description, null,
-					((kotlinSuspend) ? "it is a Kotlin suspend function" : "it returns " + type.getName())
+					((kotlinSuspend) ? "it is a Kotlin suspend function, and the application lacks Reactor, "
+							+ "kotlinx-coroutines-reactor or kotlin-reflect, which Spring's coroutine bridge needs"
+							: "it returns " + type.getName())
 							+ ", whose work may go on after the method returns; the lock cannot be held across it, "
 							+ "so that work would run without its lock",
 					"Return CompletableFuture or CompletionStage" + (REACTOR_PRESENT ? ", Mono or Flux" : "")

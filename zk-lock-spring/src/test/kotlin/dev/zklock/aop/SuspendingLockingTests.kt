@@ -1,0 +1,118 @@
+package dev.zklock.aop
+
+import dev.zklock.annotation.DistributedLock
+import dev.zklock.annotation.EnableDistributedLocks
+import dev.zklock.core.InProcessZooKeeper
+import dev.zklock.core.InProcessZooKeeper.eventually
+import dev.zklock.core.ZkLockRegistry
+import java.util.concurrent.atomic.AtomicInteger
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.apache.curator.framework.CuratorFramework
+import org.assertj.core.api.Assertions.assertThat
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.extension.RegisterExtension
+import org.springframework.context.annotation.AnnotationConfigApplicationContext
+import org.springframework.context.annotation.Bean
+import org.springframework.context.annotation.Configuration
+
+/**
+ * A Kotlin `suspend` function under `@DistributedLock`: Spring's coroutine bridge runs it as a
+ * `Mono`, the lock is held around that `Mono`, and the caller suspends (never blocks) until it
+ * completes; a cancelled coroutine releases the lock.
+ */
+@Timeout(60)
+class SuspendingLockingTests {
+
+	@RegisterExtension
+	@JvmField
+	val zk = InProcessZooKeeper()
+
+	private var context: AnnotationConfigApplicationContext? = null
+
+	@AfterEach
+	fun close() {
+		context?.close()
+	}
+
+	private fun start(): Jobs {
+		val client = zk.newClient()
+		val started = AnnotationConfigApplicationContext()
+		started.registerBean(CuratorFramework::class.java, java.util.function.Supplier { client })
+		started.register(LockConfiguration::class.java)
+		started.refresh()
+		context = started
+		return started.getBean(Jobs::class.java)
+	}
+
+	@Test
+	fun suspendFunctionsOfSeveralCoroutinesNeverOverlap() {
+		val jobs = start()
+		val inside = AtomicInteger()
+		val overlaps = AtomicInteger()
+		val results = runBlocking {
+			(1..8).map { async(Dispatchers.Default) { jobs.work("shared", inside, overlaps) } }.awaitAll()
+		}
+		assertThat(results).hasSize(8).containsOnly("done shared")
+		assertThat(overlaps).hasValue(0)
+		assertThat(zk.children("/locks/job:shared")).isEmpty()
+	}
+
+	@Test
+	fun theLockIsHeldWhileTheFunctionIsSuspendedAndReleasedWhenItIsCancelled() {
+		val jobs = start()
+		val otherJvm = zk.newRegistry()
+		runBlocking {
+			val started = CompletableDeferred<Unit>()
+			val job = launch(Dispatchers.Default) { jobs.waitForever("suspended", started) }
+			withTimeout(20_000) { started.await() }
+			assertThat(otherJvm.obtain("job:suspended").tryLock()).isFalse()
+			assertThat(zk.children("/locks/job:suspended")).hasSize(1)
+			job.cancel()
+		}
+		eventually().untilAsserted { assertThat(zk.children("/locks/job:suspended")).isEmpty() }
+		assertThat(context!!.getBean(ZkLockRegistry::class.java).heldCount()).isZero()
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks(proxyTargetClass = true)
+	open class LockConfiguration {
+
+		@Bean
+		open fun zkLockRegistry(client: CuratorFramework) = ZkLockRegistry(client)
+
+		@Bean
+		open fun jobs() = Jobs()
+
+	}
+
+	open class Jobs {
+
+		@DistributedLock(key = "'job:' + #name")
+		open suspend fun work(name: String, inside: AtomicInteger, overlaps: AtomicInteger): String {
+			if (inside.incrementAndGet() > 1) {
+				overlaps.incrementAndGet()
+			}
+			delay(20)
+			inside.decrementAndGet()
+			return "done $name"
+		}
+
+		@DistributedLock(key = "'job:' + #name")
+		open suspend fun waitForever(name: String, started: CompletableDeferred<Unit>): String {
+			started.complete(Unit)
+			awaitCancellation()
+		}
+
+	}
+
+}
