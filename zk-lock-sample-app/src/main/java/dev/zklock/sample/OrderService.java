@@ -26,7 +26,7 @@ public class OrderService {
 	 * @param qty the quantity
 	 * @return the result
 	 */
-	@DistributedLock(key = "'stock:' + #sku", waitMs = 2000)
+	@DistributedLock(key = "'stock:' + #sku", name = "stock", waitAtMost = "${shop.lock-wait:2s}")
 	@Transactional
 	public OrderResult order(String sku, int qty) {
 		return this.stock.take(sku, qty);

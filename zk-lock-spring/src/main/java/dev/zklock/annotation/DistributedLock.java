@@ -54,11 +54,61 @@ public @interface DistributedLock {
 	String key();
 
 	/**
+	 * The lock's name in metrics (the {@code lock.name} tag), logs and the {@code zklocks}
+	 * endpoint. Defaults to {@code SimpleClassName.methodName}. It must have few values: a
+	 * purpose, never the key, which is unbounded.
+	 * @return the name, empty for the default
+	 */
+	String name() default "";
+
+	/**
+	 * How long to wait for the lock, as a duration: {@code "2s"}, {@code "500ms"},
+	 * {@code "PT2S"}, or a placeholder such as {@code "${app.lock-wait:2s}"}, resolved once at
+	 * startup. {@code "0s"} makes one attempt. Unset (the default), the wait is
+	 * {@link #waitMs()}, and if that is unset too, {@code zklock.lock.default-wait}. Setting both
+	 * this and {@code waitMs} fails startup. (Java forbids an annotation attribute named
+	 * {@code wait}: {@code Object.wait()} is final.)
+	 * @return the wait, empty for unset
+	 */
+	String waitAtMost() default "";
+
+	/**
 	 * How long to wait for the lock, in milliseconds: {@code -1} (the default) uses
-	 * {@code zklock.lock.default-wait}, {@code 0} makes one attempt, a positive value waits at
-	 * most that long.
+	 * {@link #waitAtMost()} if set, else {@code zklock.lock.default-wait}; {@code 0} makes one attempt; a
+	 * positive value waits at most that long.
 	 * @return the wait in milliseconds
 	 */
 	long waitMs() default -1;
+
+	/**
+	 * What to do when the lock is busy (another thread or participant held it for the whole
+	 * wait): throw a {@link dev.zklock.core.LockAcquisitionException} (the default), or skip the
+	 * method. When ZooKeeper cannot be reached or does not answer the lock is not busy but
+	 * unavailable, and the exception is thrown whatever this says, so that an outage is never
+	 * mistaken for "another instance is running it". Ignored when {@link #fallback()} is set.
+	 * @return the policy
+	 */
+	OnLocked onLocked() default OnLocked.THROW;
+
+	/**
+	 * The name of a method of the same bean to call instead when the lock is not acquired, busy
+	 * or unavailable: it takes the same parameters, optionally followed by a
+	 * {@link dev.zklock.core.LockAcquisitionException}, and returns a type the annotated method
+	 * may return. It is called on the target object, not through the proxy, so it may be
+	 * private; its result (or exception) becomes the call's. Checked at startup.
+	 * @return the fallback method name, empty for none
+	 */
+	String fallback() default "";
+
+	/**
+	 * Keep the lock at least this long after it was acquired, even when the method ends sooner,
+	 * as ShedLock's {@code lockAtLeastFor}: a scheduled job that runs on every instance then runs
+	 * once per tick even when their clocks or schedules drift by less than this. A duration
+	 * ({@code "30s"}, {@code "PT30S"}) or a placeholder. After the method ends, the library holds
+	 * the rest of the time and releases the lock itself. Such a lock is not reentrant: a call
+	 * while it is held, from this thread too, finds it busy.
+	 * @return the minimum hold, empty for none
+	 */
+	String holdAtLeast() default "";
 
 }

@@ -1,7 +1,6 @@
 package dev.zklock.aop;
 
 import java.lang.reflect.Array;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.SortedSet;
@@ -13,6 +12,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockPaths;
 import dev.zklock.template.ZkLockTemplate;
 
@@ -25,8 +25,8 @@ import org.springframework.util.ClassUtils;
  * expression (one key, or a collection or array of them), then lets the {@link ZkLockTemplate}
  * hold the locks for as long as the method's work lasts: until it returns, until the
  * {@code CompletionStage} it returns completes, or, for a reactive return type, from
- * subscription until the stream terminates or is cancelled. The key expression names the lock in
- * metrics.
+ * subscription until the stream terminates or is cancelled. When the lock is not acquired, the
+ * operation's {@link NotAcquired} decides: throw, skip, or call the fallback.
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -71,22 +71,56 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			throw new IllegalStateException("Cannot lock " + invocation.getMethod() + ": the proxy has no target object");
 		}
 		Collection<String> keys = evaluateKeys(operation, invocation.getArguments(), target);
-		Duration wait = (operation.waitMs() < 0) ? null : Duration.ofMillis(operation.waitMs());
-		String name = operation.keyExpression();
 		ZkLockTemplate template = this.template.get();
 		return switch (operation.returnKind()) {
-			case SYNCHRONOUS -> template.execute(name, keys, wait, () -> notDeferred(operation, invocation.proceed()));
-			case COMPLETION_STAGE ->
-				template.executeAsync(name, keys, wait, () -> (CompletionStage<?>) invocation.proceed());
-			case REACTIVE -> reactive(operation).lock(template, name, keys, wait,
-					(ProxyMethodInvocation) invocation, operation.reactiveAdapter());
+			case SYNCHRONOUS -> synchronous(template, operation, keys, invocation, target);
+			case COMPLETION_STAGE -> completionStage(template, operation, keys, invocation, target);
+			case REACTIVE -> reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation,
+					target);
 			case SUSPENDING -> {
 				Object[] args = invocation.getArguments();
-				Object locked = reactive(operation).lock(template, name, keys, wait, (ProxyMethodInvocation) invocation,
-						operation.reactiveAdapter());
+				Object locked = reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation,
+						target);
 				yield SuspendingLocking.await((org.reactivestreams.Publisher<?>) locked, args[args.length - 1]);
 			}
 		};
+	}
+
+	private static @Nullable Object synchronous(ZkLockTemplate template, LockOperation operation,
+			Collection<String> keys, MethodInvocation invocation, Object target) throws Throwable {
+		if (operation.notAcquired() == NotAcquired.THROW) {
+			return template.execute(operation.definition(), keys, () -> notDeferred(operation, invocation.proceed()));
+		}
+		Started started = new Started();
+		try {
+			return template.execute(operation.definition(), keys, () -> {
+				started.started = true;
+				return notDeferred(operation, invocation.proceed());
+			});
+		}
+		catch (LockAcquisitionException ex) {
+			if (started.started) {
+				throw ex;
+			}
+			return operation.notAcquired().handle(ex, operation, target, invocation.getArguments());
+		}
+	}
+
+	private static @Nullable Object completionStage(ZkLockTemplate template, LockOperation operation,
+			Collection<String> keys, MethodInvocation invocation, Object target) throws Throwable {
+		Started started = new Started();
+		try {
+			return template.executeAsync(operation.definition(), keys, () -> {
+				started.started = true;
+				return (CompletionStage<?>) invocation.proceed();
+			});
+		}
+		catch (LockAcquisitionException ex) {
+			if (started.started) {
+				throw ex;
+			}
+			return operation.notAcquired().handle(ex, operation, target, invocation.getArguments());
+		}
 	}
 
 	/**
@@ -125,6 +159,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			throw new IllegalStateException("Reactor is needed for " + operation.describeMethod());
 		}
 		return this.reactiveLocking;
+	}
+
+	/**
+	 * Whether the method was called: a lock failure from inside it is the method's own, not
+	 * this lock's, and must not skip it or call its fallback.
+	 */
+	private static final class Started {
+
+		boolean started;
+
 	}
 
 	/**

@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.template.LockDefinition;
+
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.expression.Expression;
@@ -15,14 +17,16 @@ import org.springframework.expression.Expression;
  * @param targetClass the target class
  * @param keyExpression the key expression as written
  * @param parsedKey the parsed key expression
- * @param waitMs the wait in milliseconds: -1 for the default, 0 for one attempt
+ * @param definition the lock's name, wait, minimum hold and busy handling, resolved at startup
  * @param elementKey the cache key of the method on its target class
  * @param returnKind how the method's work ends, and so how long the lock is held
  * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE} and
  * {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
+ * @param notAcquired what the call does when the lock is not acquired
  */
-record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey, long waitMs,
-		AnnotatedElementKey elementKey, ReturnKind returnKind, @Nullable ReactiveAdapter reactiveAdapter) {
+record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey,
+		LockDefinition definition, AnnotatedElementKey elementKey, ReturnKind returnKind,
+		@Nullable ReactiveAdapter reactiveAdapter, NotAcquired notAcquired) {
 
 	/**
 	 * How a locked method's work ends.

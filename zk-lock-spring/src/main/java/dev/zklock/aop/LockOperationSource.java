@@ -1,6 +1,7 @@
 package dev.zklock.aop;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -14,11 +15,14 @@ import java.util.stream.BaseStream;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.OnLocked;
+import dev.zklock.template.LockDefinition;
 
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
@@ -30,6 +34,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -166,11 +171,6 @@ final class LockOperationSource {
 			throw new InvalidLockDeclarationException(description, expression, "it is empty",
 					"Give the lock a key, e.g. key = \"'inventory'\" or key = \"'stock:' + #sku\"");
 		}
-		if (annotation.waitMs() < -1) {
-			throw new InvalidLockDeclarationException(description, null,
-					"waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was " + annotation.waitMs(),
-					"Set waitMs to -1, 0 or a positive number of milliseconds");
-		}
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specificMethod, userClass);
 		Expression parsed;
 		try {
@@ -198,8 +198,126 @@ final class LockOperationSource {
 				: ReactiveAdapterRegistry.getSharedInstance().getAdapter(suspending ? MONO : returnType);
 		LockOperation.ReturnKind kind = suspending ? LockOperation.ReturnKind.SUSPENDING
 				: returnKind(specificMethod, returnType, adapter, description);
-		return new LockOperation(specificMethod, userClass, expression, parsed, annotation.waitMs(), elementKey, kind,
-				adapter);
+		NotAcquired notAcquired = notAcquired(annotation, specificMethod, userClass, returnType, kind, description);
+		LockDefinition definition = LockDefinition.named(name(annotation, specificMethod, userClass, description))
+			.withWait(maxWait(annotation, description))
+			.withHoldAtLeast(duration(annotation.holdAtLeast(), "holdAtLeast", description))
+			.withWhenBusy(notAcquired.whenBusy());
+		return new LockOperation(specificMethod, userClass, expression, parsed, definition, elementKey, kind, adapter,
+				notAcquired);
+	}
+
+	private String name(DistributedLock annotation, Method method, Class<?> userClass, String description) {
+		String name = resolvePlaceholders(annotation.name(), "name", description).trim();
+		return name.isEmpty() ? userClass.getSimpleName() + "." + method.getName() : name;
+	}
+
+	/**
+	 * The wait: {@code waitAtMost} or {@code waitMs}, never both; {@code null} for the
+	 * registry's default.
+	 */
+	private @Nullable Duration maxWait(DistributedLock annotation, String description) {
+		Duration waitAtMost = duration(annotation.waitAtMost(), "waitAtMost", description);
+		if (annotation.waitMs() < -1) {
+			throw new InvalidLockDeclarationException(description, null,
+					"waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was " + annotation.waitMs(),
+					"Set waitMs to -1, 0 or a positive number of milliseconds");
+		}
+		if (waitAtMost != null && annotation.waitMs() != -1) {
+			throw new InvalidLockDeclarationException(description, null,
+					"both waitAtMost (\"" + annotation.waitAtMost() + "\") and waitMs (" + annotation.waitMs()
+							+ ") are set, and only one can say how long to wait",
+					"Keep one of them: waitAtMost = \"2s\" (a duration or a ${...} placeholder) or waitMs = 2000");
+		}
+		if (waitAtMost != null) {
+			return waitAtMost;
+		}
+		return (annotation.waitMs() == -1) ? null : Duration.ofMillis(annotation.waitMs());
+	}
+
+	/**
+	 * A duration attribute: {@code 30s}, {@code 500ms}, {@code PT30S}, or a placeholder
+	 * resolving to one; {@code null} when empty.
+	 */
+	private @Nullable Duration duration(String value, String attribute, String description) {
+		String resolved = resolvePlaceholders(value, attribute, description).trim();
+		if (resolved.isEmpty()) {
+			return null;
+		}
+		Duration duration;
+		try {
+			duration = DurationFormatterUtils.detectAndParse(resolved);
+		}
+		catch (RuntimeException ex) {
+			throw new InvalidLockDeclarationException(description, null, attribute + " \"" + value + "\""
+					+ (resolved.equals(value) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration",
+					"Write " + attribute + " as a duration such as \"30s\", \"500ms\", \"2m\" or \"PT30S\"");
+		}
+		if (duration.isNegative()) {
+			throw new InvalidLockDeclarationException(description, null,
+					attribute + " \"" + value + "\" is negative (" + duration + ")",
+					"Give " + attribute + " a duration of zero or more");
+		}
+		return duration;
+	}
+
+	private String resolvePlaceholders(String value, String attribute, String description) {
+		if (value.isEmpty() || !(this.beanFactory instanceof ConfigurableBeanFactory configurable)) {
+			return value;
+		}
+		String resolved;
+		try {
+			resolved = configurable.resolveEmbeddedValue(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw unresolvable(attribute, value, description, ex.getMessage());
+		}
+		// Without a strict placeholder configurer, Spring leaves what it cannot resolve as it was
+		if (resolved != null && resolved.contains("${")) {
+			throw unresolvable(attribute, value, description, "no property gives it a value");
+		}
+		return (resolved != null) ? resolved : "";
+	}
+
+	private static InvalidLockDeclarationException unresolvable(String attribute, String value, String description,
+			@Nullable String why) {
+		return new InvalidLockDeclarationException(description, null,
+				attribute + " \"" + value + "\" cannot be resolved: " + why,
+				"Define the property it refers to, or give the placeholder a default, e.g. ${app.lock-wait:2s}");
+	}
+
+	/**
+	 * What the call does when the lock is not acquired: a fallback method if one is named,
+	 * else skip or throw. Checked here so that a fallback that cannot be called, or a skip that
+	 * has nothing to return, fails startup.
+	 */
+	private static NotAcquired notAcquired(DistributedLock annotation, Method method, Class<?> userClass,
+			Class<?> returnType, LockOperation.ReturnKind kind, String description) {
+		String fallback = annotation.fallback().trim();
+		if (!fallback.isEmpty()) {
+			if (kind == LockOperation.ReturnKind.SUSPENDING) {
+				throw new InvalidLockDeclarationException(description, null,
+						"fallback is not supported on a Kotlin suspend function",
+						"Remove fallback and catch LockAcquisitionException around the call");
+			}
+			return FallbackMethods.find(fallback, method, userClass, returnType, description);
+		}
+		if (annotation.onLocked() == OnLocked.SKIP) {
+			if (kind == LockOperation.ReturnKind.SUSPENDING) {
+				throw new InvalidLockDeclarationException(description, null,
+						"onLocked = SKIP is not supported on a Kotlin suspend function",
+						"Remove onLocked and catch LockAcquisitionException around the call");
+			}
+			if (returnType.isPrimitive() && returnType != void.class) {
+				throw new InvalidLockDeclarationException(description, null,
+						"onLocked = SKIP needs something to return when the method is skipped, but it returns "
+								+ returnType.getName() + ", which has no empty value",
+						"Return a wrapper type (" + org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(returnType)
+							.getSimpleName() + ", null when skipped), an Optional, or void; or name a fallback method");
+			}
+			return new NotAcquired.Skip(returnType);
+		}
+		return NotAcquired.THROW;
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package dev.zklock.aop;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -12,7 +11,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
+import dev.zklock.template.LockDefinition;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -36,23 +37,53 @@ final class ReactiveLocking {
 	 * @param invocation the invocation, not yet proceeded: each subscription proceeds a clone
 	 * @return the locked publisher, adapted back to the method's return type
 	 */
-	Object lock(ZkLockTemplate template, String name, Collection<String> keys, @Nullable Duration wait,
-			ProxyMethodInvocation invocation, @Nullable ReactiveAdapter adapter) {
+	Object lock(ZkLockTemplate template, LockOperation operation, Collection<String> keys,
+			ProxyMethodInvocation invocation, Object target) {
+		ReactiveAdapter adapter = operation.reactiveAdapter();
 		if (adapter == null) {
 			throw new IllegalStateException("No reactive adapter for " + invocation.getMethod());
 		}
+		LockDefinition definition = operation.definition();
 		Publisher<?> locked;
 		if (adapter.isMultiValue()) {
-			locked = Flux.usingWhen(Mono.defer(() -> acquire(template, name, keys, wait)),
-					(acquisition) -> acquisition.run(() -> invoke(invocation, adapter)), Acquisition::release,
-					(acquisition, failure) -> acquisition.release(), Acquisition::release);
+			locked = Flux
+				.usingWhen(Mono.defer(() -> acquire(template, definition, keys)),
+						(acquisition) -> objects(acquisition.run(() -> invoke(template, acquisition, invocation, adapter))),
+						Acquisition::release, (acquisition, failure) -> acquisition.release(), Acquisition::release)
+				.onErrorResume(NotAcquiredSignal.class,
+						(signal) -> objects(notAcquired(signal, operation, target, invocation, adapter)));
 		}
 		else {
-			locked = Mono.usingWhen(Mono.defer(() -> acquire(template, name, keys, wait)),
-					(acquisition) -> Mono.from(acquisition.run(() -> invoke(invocation, adapter))), Acquisition::release,
-					(acquisition, failure) -> acquisition.release(), Acquisition::release);
+			locked = Mono
+				.usingWhen(Mono.defer(() -> acquire(template, definition, keys)),
+						(acquisition) -> Mono
+							.from(objects(acquisition.run(() -> invoke(template, acquisition, invocation, adapter)))),
+						Acquisition::release, (acquisition, failure) -> acquisition.release(), Acquisition::release)
+				.onErrorResume(NotAcquiredSignal.class,
+						(signal) -> Mono.from(objects(notAcquired(signal, operation, target, invocation, adapter))));
 		}
 		return adapter.fromPublisher(locked);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> objects(Publisher<?> publisher) {
+		return (Publisher<Object>) publisher;
+	}
+
+	/**
+	 * The lock was not acquired: throw, skip or call the fallback, as the operation says, on
+	 * the subscriber's side.
+	 */
+	private static Publisher<?> notAcquired(NotAcquiredSignal signal, LockOperation operation, Object target,
+			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
+		Object result;
+		try {
+			result = operation.notAcquired().handle(signal.failure, operation, target, invocation.getArguments());
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+		return (result != null) ? adapter.toPublisher(result) : Mono.empty();
 	}
 
 	/**
@@ -61,11 +92,17 @@ final class ReactiveLocking {
 	 * acquisition then releases the lease itself when it arrives, so a cancelled subscription
 	 * can never leave the lock held.
 	 */
-	private static Mono<Acquisition> acquire(ZkLockTemplate template, String name, Collection<String> keys,
-			@Nullable Duration wait) {
+	private static Mono<Acquisition> acquire(ZkLockTemplate template, LockDefinition definition,
+			Collection<String> keys) {
 		Acquisition acquisition = new Acquisition();
-		CompletableFuture<ZkLease> lease = CompletableFuture
-			.supplyAsync(() -> template.acquireLease(name, keys, wait), ACQUIRING);
+		CompletableFuture<ZkLease> lease = CompletableFuture.supplyAsync(() -> {
+			try {
+				return template.acquireLease(definition, keys);
+			}
+			catch (LockAcquisitionException ex) {
+				throw new NotAcquiredSignal(ex);
+			}
+		}, ACQUIRING);
 		lease.whenComplete((acquired, failure) -> {
 			if (acquired != null) {
 				acquisition.arrived(acquired);
@@ -82,15 +119,33 @@ final class ReactiveLocking {
 	 * Call the method for one subscription, through a clone of the invocation, so that a second
 	 * subscription calls it again with the rest of the interceptor chain.
 	 */
-	private static Publisher<?> invoke(ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
+	private static Publisher<?> invoke(ZkLockTemplate template, Acquisition acquisition,
+			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
 		Object result;
 		try {
-			result = invocation.invocableClone().proceed();
+			result = template.runInContext(acquisition.lease(), () -> invocation.invocableClone().proceed());
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
 		}
 		return (result != null) ? adapter.toPublisher(result) : Mono.empty();
+	}
+
+	/**
+	 * The lock of a subscription was not acquired: carried through the stream to where the
+	 * operation decides what to do, apart from failures of the method's own stream.
+	 */
+	private static final class NotAcquiredSignal extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		private final transient LockAcquisitionException failure;
+
+		NotAcquiredSignal(LockAcquisitionException failure) {
+			super(failure.getMessage(), failure, false, false);
+			this.failure = failure;
+		}
+
 	}
 
 	/**
@@ -109,6 +164,14 @@ final class ReactiveLocking {
 		private final AtomicInteger state = new AtomicInteger(PENDING);
 
 		private volatile @Nullable ZkLease lease;
+
+		ZkLease lease() {
+			ZkLease arrived = this.lease;
+			if (arrived == null) {
+				throw new IllegalStateException("The stream started before its lease arrived");
+			}
+			return arrived;
+		}
 
 		void arrived(ZkLease lease) {
 			this.lease = lease;

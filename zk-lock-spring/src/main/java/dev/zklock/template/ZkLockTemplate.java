@@ -14,6 +14,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.LockContext;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
@@ -39,7 +40,7 @@ import dev.zklock.core.ZkLockRegistry;
  *
  * @author zk-lock
  */
-public class ZkLockTemplate {
+public class ZkLockTemplate implements AutoCloseable {
 
 	/**
 	 * Name of the observation of the wait for a lock.
@@ -56,6 +57,8 @@ public class ZkLockTemplate {
 	private final ZkLockRegistry registry;
 
 	private final ObservationRegistry observationRegistry;
+
+	private final MinimumHolds minimumHolds = new MinimumHolds();
 
 	/**
 	 * Create a new instance.
@@ -83,7 +86,7 @@ public class ZkLockTemplate {
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key, @Nullable Duration wait,
 			LockedTask<T, E> task) throws E {
-		return execute(name, List.of(key), wait, task);
+		return execute(LockDefinition.named(name).withWait(wait), List.of(key), task);
 	}
 
 	/**
@@ -102,13 +105,34 @@ public class ZkLockTemplate {
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, Collection<String> keys,
 			@Nullable Duration wait, LockedTask<T, E> task) throws E {
+		return execute(LockDefinition.named(name).withWait(wait), keys, task);
+	}
+
+	/**
+	 * Run work on this thread while holding the locks of some keys as a definition says: taken
+	 * in one global order under its wait, all or nothing, and released when the work ends, or
+	 * with a {@link LockDefinition#holdAtLeast() minimum hold} once that has passed. The work
+	 * sees its lock through {@link LockContext#current()}.
+	 * @param <T> the result type
+	 * @param <E> what the work may throw
+	 * @param definition the name, wait, minimum hold and busy handling
+	 * @param keys the keys, at least one
+	 * @param task the work
+	 * @return the work's result
+	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
+	 * @throws E what the work throws
+	 */
+	public <T extends @Nullable Object, E extends Throwable> T execute(LockDefinition definition,
+			Collection<String> keys, LockedTask<T, E> task) throws E {
 		ZkLock lock = this.registry.obtainAll(keys);
-		if (lock.isHeldByCurrentThread()) {
+		if (definition.holdAtLeast() == null && lock.isHeldByCurrentThread()) {
+			// Reentrant: held already, so neither waited for nor observed again
 			lock.lock();
-			return runAndRelease(lock, task, null);
+			Hold hold = new Hold(definition, lock, keys, null);
+			return hold.run(task);
 		}
-		Observation held = acquire(name, lock, wait);
-		return runAndRelease(lock, task, held);
+		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
+		return hold.run(task);
 	}
 
 	/**
@@ -132,31 +156,52 @@ public class ZkLockTemplate {
 	 * outlive that hold
 	 * @throws E what starting the work throws
 	 */
-	@SuppressWarnings("unchecked")
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
 			Collection<String> keys, @Nullable Duration wait, LockedTask<S, E> task) throws E {
-		ZkLock lock = heldByNoOne(keys);
-		Observation held = acquire(name, lock, wait);
+		return executeAsync(LockDefinition.named(name).withWait(wait), keys, task);
+	}
+
+	/**
+	 * Start asynchronous work while holding the locks of some keys as a definition says, and
+	 * keep holding them until the work's stage completes (and its minimum hold, if any, has
+	 * passed). See {@link #executeAsync(String, Collection, Duration, LockedTask)}.
+	 * @param <S> the stage type
+	 * @param <E> what starting the work may throw
+	 * @param definition the name, wait, minimum hold and busy handling
+	 * @param keys the keys, at least one
+	 * @param task starts the work and returns its stage
+	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of it
+	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold, also if
+	 * this thread holds one of the keys already); the task was not started
+	 * @throws IllegalStateException if this thread already holds one of the keys: the work would
+	 * outlive that hold
+	 * @throws E what starting the work throws
+	 */
+	@SuppressWarnings("unchecked")
+	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(LockDefinition definition,
+			Collection<String> keys, LockedTask<S, E> task) throws E {
+		ZkLock lock = heldByNoOne(definition, keys);
+		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
 		S stage;
 		ZkLease lease;
 		try {
-			stage = task.run();
+			stage = LockContextHolder.runWith(hold.context(), task);
 			if (stage == null) {
-				release(lock, held, null);
+				hold.end(null);
 				return null;
 			}
 			lease = lock.toLease();
 		}
 		catch (Throwable ex) {
-			release(lock, held, ex);
+			hold.end(ex);
 			throw ex;
 		}
 		// Whatever the stage is (some throw from isDone()), the release follows its completion
 		try {
-			stage.whenComplete((result, failure) -> releaseLater(lease, held));
+			stage.whenComplete((result, failure) -> hold.endLater(lease));
 		}
 		catch (RuntimeException | Error ex) {
-			releaseLater(lease, held);
+			hold.endLater(lease);
 			throw ex;
 		}
 		if (stage.getClass() == CompletableFuture.class) {
@@ -178,15 +223,56 @@ public class ZkLockTemplate {
 	 * cannot share a thread's hold
 	 */
 	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration wait) {
-		ZkLock lock = heldByNoOne(keys);
-		Observation held = acquire(name, lock, wait);
+		return acquireLease(LockDefinition.named(name).withWait(wait), keys);
+	}
+
+	/**
+	 * Acquire the locks of some keys as a lease, as a definition says. With a minimum hold,
+	 * releasing the lease early keeps the locks until the minimum has passed. See
+	 * {@link #acquireLease(String, Collection, Duration)}.
+	 * @param definition the name, wait, minimum hold and busy handling
+	 * @param keys the keys, at least one
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold, also if
+	 * this thread holds one of the keys already); none is held then
+	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
+	 * cannot share a thread's hold
+	 */
+	public ZkLease acquireLease(LockDefinition definition, Collection<String> keys) {
+		ZkLock lock = heldByNoOne(definition, keys);
+		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
 		try {
-			return new ObservedLease(lock.toLease(), held);
+			// Several keys' tokens can only be read while this thread holds them
+			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
+			ZkLease lease = lock.toLease();
+			return new ObservedLease(lease, hold,
+					(context != null) ? context : new HeldLockContext(definition.name(), hold.keys,
+							(key) -> lease.fencingToken(), lease::state));
 		}
 		catch (RuntimeException | Error ex) {
-			release(lock, held, ex);
+			hold.end(ex);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Run work with the {@link LockContext} of a lease from {@link #acquireLease}, for callers
+	 * that do the lease's work themselves on the thread that holds it (the assembly of a
+	 * reactive stream, for example).
+	 * @param <T> the result type
+	 * @param <E> what the work may throw
+	 * @param lease a lease from this template's {@code acquireLease}
+	 * @param task the work
+	 * @return the work's result
+	 * @throws IllegalArgumentException if the lease did not come from {@code acquireLease}
+	 * @throws E what the work throws
+	 */
+	public <T extends @Nullable Object, E extends Throwable> T runInContext(ZkLease lease, LockedTask<T, E> task)
+			throws E {
+		if (!(lease instanceof ObservedLease observed)) {
+			throw new IllegalArgumentException(lease + " did not come from ZkLockTemplate.acquireLease");
+		}
+		return LockContextHolder.runWith(observed.context, task);
 	}
 
 	/**
@@ -197,8 +283,25 @@ public class ZkLockTemplate {
 		return this.registry;
 	}
 
-	private ZkLock heldByNoOne(Collection<String> keys) {
+	/**
+	 * Release at once every hold still waiting for its minimum hold to pass, and release later
+	 * ones as soon as their work ends. The application is stopping: its session, and with it
+	 * every lock, is about to go.
+	 */
+	@Override
+	public void close() {
+		this.minimumHolds.close();
+	}
+
+	/**
+	 * A lease cannot share a thread's hold, so the thread must hold none of the keys. With a
+	 * minimum hold this is a busy lock, not a misuse: such a lock is not reentrant.
+	 */
+	private ZkLock heldByNoOne(LockDefinition definition, Collection<String> keys) {
 		ZkLock lock = this.registry.obtainAll(keys);
+		if (definition.holdAtLeast() != null) {
+			return lock;
+		}
 		for (String key : keys) {
 			if (this.registry.obtain(key).isHeldByCurrentThread()) {
 				throw new IllegalStateException("Cannot lock '" + key + "' for work that outlives this call: the thread "
@@ -215,16 +318,20 @@ public class ZkLockTemplate {
 	 * propagates: no path leaves them held with nobody to release them.
 	 * @return the started hold observation
 	 */
-	private Observation acquire(String name, ZkLock lock, @Nullable Duration wait) {
+	private Observation acquire(LockDefinition definition, ZkLock lock, Collection<String> keys) {
 		Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, this.observationRegistry)
-			.lowCardinalityKeyValue("lock.name", name)
+			.lowCardinalityKeyValue("lock.name", definition.name())
 			.start();
+		Duration wait = definition.maxWait();
 		try {
+			if (definition.holdAtLeast() != null) {
+				notHeldHere(definition, keys);
+			}
 			lock.acquire((wait != null) ? wait : this.registry.getOptions().defaultWait());
 		}
 		catch (LockAcquisitionException ex) {
 			String outcome = switch (ex.getReason()) {
-				case HELD_LOCALLY, HELD_REMOTELY -> "timeout";
+				case HELD_LOCALLY, HELD_REMOTELY -> definition.whenBusy().outcome();
 				default -> "error";
 			};
 			observation.lowCardinalityKeyValue(KeyValue.of("outcome", outcome)).stop();
@@ -237,7 +344,7 @@ public class ZkLockTemplate {
 		try {
 			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "acquired")).stop();
 			return Observation.createNotStarted(HELD_OBSERVATION, this.observationRegistry)
-				.lowCardinalityKeyValue("lock.name", name)
+				.lowCardinalityKeyValue("lock.name", definition.name())
 				.start();
 		}
 		catch (RuntimeException | Error ex) {
@@ -246,18 +353,20 @@ public class ZkLockTemplate {
 		}
 	}
 
-	private <T extends @Nullable Object, E extends Throwable> T runAndRelease(ZkLock lock, LockedTask<T, E> task,
-			@Nullable Observation held) throws E {
-		T result;
-		try {
-			result = task.run();
+	/**
+	 * A lock with a minimum hold is not reentrant: the hold outlives the work, so a thread that
+	 * holds a key already cannot take it again; it finds the lock busy.
+	 */
+	private void notHeldHere(LockDefinition definition, Collection<String> keys) {
+		for (String key : keys) {
+			if (this.registry.obtain(key).isHeldByCurrentThread()) {
+				throw new LockAcquisitionException(key, this.registry.lockPath(key), Duration.ZERO,
+						LockAcquisitionException.Reason.HELD_LOCALLY,
+						"by this very thread, and a lock held at least " + definition.holdAtLeast()
+								+ " is not reentrant",
+						null);
+			}
 		}
-		catch (Throwable ex) {
-			release(lock, held, ex);
-			throw ex;
-		}
-		release(lock, held, null);
-		return result;
 	}
 
 	/**
@@ -285,7 +394,7 @@ public class ZkLockTemplate {
 	 * Release a hold at the end of asynchronous work, on whichever thread ended it: nobody is
 	 * left to throw to, so a lost lease is logged (and counted by the registry's listeners).
 	 */
-	private static void releaseLater(ZkLease lease, Observation held) {
+	private static void releaseLater(ZkLease lease, @Nullable Observation held) {
 		try {
 			lease.release();
 		}
@@ -293,24 +402,128 @@ public class ZkLockTemplate {
 			logger.warn("Releasing " + lease + " at the end of asynchronous work: " + ex.getMessage());
 		}
 		finally {
-			held.stop();
+			if (held != null) {
+				held.stop();
+			}
 		}
 	}
 
 	/**
-	 * A lease whose hold is observed until it is released.
+	 * One hold of some keys by this template: the work's context while it runs, and its end,
+	 * now or, with a minimum hold, once that has passed.
+	 */
+	private final class Hold {
+
+		private final LockDefinition definition;
+
+		private final ZkLock lock;
+
+		private final List<String> keys;
+
+		private final @Nullable Observation held;
+
+		private final long acquiredAt = System.nanoTime();
+
+		Hold(LockDefinition definition, ZkLock lock, Collection<String> keys, @Nullable Observation held) {
+			this.definition = definition;
+			this.lock = lock;
+			this.keys = List.copyOf(keys);
+			this.held = held;
+		}
+
+		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
+			T result;
+			try {
+				result = LockContextHolder.runWith(context(), task);
+			}
+			catch (Throwable ex) {
+				end(ex);
+				throw ex;
+			}
+			end(null);
+			return result;
+		}
+
+		/**
+		 * The context of this thread's hold: tokens and state are read from it when asked.
+		 */
+		LockContext context() {
+			ZkLockRegistry registry = ZkLockTemplate.this.registry;
+			return new HeldLockContext(this.definition.name(), this.keys,
+					(key) -> registry.obtain(key).fencingToken(), this.lock::leaseState);
+		}
+
+		/**
+		 * A context that outlives this thread's hold: the tokens are read now.
+		 */
+		LockContext snapshot() {
+			java.util.Map<String, Long> tokens = new java.util.HashMap<>();
+			for (String key : this.keys) {
+				tokens.put(key, ZkLockTemplate.this.registry.obtain(key).fencingToken());
+			}
+			return new HeldLockContext(this.definition.name(), this.keys, tokens::get, this.lock::leaseState);
+		}
+
+		/**
+		 * End this thread's hold: release it now, or hand it to a lease released once the
+		 * minimum hold has passed.
+		 */
+		void end(@Nullable Throwable failure) {
+			Duration minimum = this.definition.holdAtLeast();
+			if (minimum == null || System.nanoTime() - this.acquiredAt >= minimum.toNanos()
+					|| this.lock.leaseState() == LeaseState.LOST) {
+				release(this.lock, this.held, failure);
+				return;
+			}
+			ZkLease lease;
+			try {
+				lease = this.lock.toLease();
+			}
+			catch (RuntimeException ex) {
+				release(this.lock, this.held, failure);
+				throw ex;
+			}
+			endLater(lease);
+		}
+
+		void stopObserving() {
+			if (this.held != null) {
+				this.held.stop();
+			}
+		}
+
+		/**
+		 * End the hold of a lease, from any thread: now, or once the minimum hold has passed.
+		 */
+		void endLater(ZkLease lease) {
+			Duration minimum = this.definition.holdAtLeast();
+			if (minimum == null) {
+				releaseLater(lease, this.held);
+				return;
+			}
+			ZkLockTemplate.this.minimumHolds.releaseAt(this.acquiredAt + minimum.toNanos(),
+					() -> releaseLater(lease, this.held));
+		}
+
+	}
+
+	/**
+	 * A lease whose hold is observed until it is released, and which knows its context.
 	 */
 	private static final class ObservedLease implements ZkLease {
 
 		private final ZkLease lease;
 
-		private final Observation held;
+		private final Hold hold;
+
+		private final LockContext context;
 
 		private final AtomicBoolean released = new AtomicBoolean();
 
-		ObservedLease(ZkLease lease, Observation held) {
+		ObservedLease(ZkLease lease, Hold hold, LockContext context) {
 			this.lease = lease;
-			this.held = held;
+			this.hold = hold;
+			this.context = context;
 		}
 
 		@Override
@@ -333,15 +546,24 @@ public class ZkLockTemplate {
 			return this.lease.state();
 		}
 
+		/**
+		 * Release the lease, or with a minimum hold, have it released once that has passed (a
+		 * lost lease is then logged, as nobody is left to throw to).
+		 */
 		@Override
 		public void release() {
-			if (this.released.compareAndSet(false, true)) {
-				try {
-					this.lease.release();
-				}
-				finally {
-					this.held.stop();
-				}
+			if (!this.released.compareAndSet(false, true)) {
+				return;
+			}
+			if (this.hold.definition.holdAtLeast() != null) {
+				this.hold.endLater(this.lease);
+				return;
+			}
+			try {
+				this.lease.release();
+			}
+			finally {
+				this.hold.stopObserving();
 			}
 		}
 

@@ -116,6 +116,53 @@ class InvalidDeclarationTests {
 	}
 
 	@Test
+	void skipOnAMethodReturningAPrimitive() {
+		assertFailsStartup(SkipPrimitive.class, "count()", null,
+				"onLocked = SKIP needs something to return when the method is skipped, but it returns int");
+		assertThat(failure(SkipPrimitive.class).getAction()).contains("Integer");
+	}
+
+	@Test
+	void fallbackThatDoesNotExist() {
+		assertFailsStartup(MissingFallback.class, "run(String)", null,
+				"its fallback 'nowhere' cannot be called: there is no method named 'nowhere' in "
+						+ MissingFallback.class.getName());
+		assertThat(failure(MissingFallback.class).getAction())
+			.contains("String nowhere(String, LockAcquisitionException ex)");
+	}
+
+	@Test
+	void fallbackWithOtherParameters() {
+		assertFailsStartup(FallbackWithOtherParameters.class, "run(String, int)", null,
+				"its fallback 'busy' must take the same parameters as the method (String, int), optionally followed "
+						+ "by a LockAcquisitionException, but FallbackWithOtherParameters has only busy(String)");
+	}
+
+	@Test
+	void fallbackThatReturnsSomethingElse() {
+		assertFailsStartup(FallbackReturningOtherType.class, "run(String)", null,
+				"its fallback busy(String) returns java.lang.Integer, which the method, returning java.lang.String, "
+						+ "cannot return");
+	}
+
+	@Test
+	void bothWaits() {
+		assertFailsStartup(BothWaits.class, "run()", null,
+				"both waitAtMost (\"2s\") and waitMs (2000) are set, and only one can say how long to wait");
+	}
+
+	@Test
+	void waitThatIsNotADuration() {
+		assertFailsStartup(NotADuration.class, "run()", null, "waitAtMost \"two seconds\" is not a duration");
+	}
+
+	@Test
+	void holdAtLeastFromAPropertyThatDoesNotExist() {
+		assertFailsStartup(UnresolvableHold.class, "run()", null,
+				"holdAtLeast \"${app.no-such-hold}\" cannot be resolved");
+	}
+
+	@Test
 	void expressionsThatCanWorkStart() throws Exception {
 		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidExpressions.class)) {
 			ValidExpressions valid = context.getBean(ValidExpressions.class);
@@ -245,6 +292,74 @@ class InvalidDeclarationTests {
 	}
 
 	public record Order(Customer customer) {
+	}
+
+	public static class SkipPrimitive {
+
+		@DistributedLock(key = "'k'", onLocked = dev.zklock.annotation.OnLocked.SKIP)
+		public int count() {
+			return 1;
+		}
+
+	}
+
+	public static class MissingFallback {
+
+		@DistributedLock(key = "'k'", fallback = "nowhere")
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	public static class FallbackWithOtherParameters {
+
+		@DistributedLock(key = "'k'", fallback = "busy")
+		public String run(String id, int quantity) {
+			return id;
+		}
+
+		String busy(String id) {
+			return id;
+		}
+
+	}
+
+	public static class FallbackReturningOtherType {
+
+		@DistributedLock(key = "'k'", fallback = "busy")
+		public String run(String id) {
+			return id;
+		}
+
+		Integer busy(String id) {
+			return 0;
+		}
+
+	}
+
+	public static class BothWaits {
+
+		@DistributedLock(key = "'k'", waitAtMost = "2s", waitMs = 2000)
+		public void run() {
+		}
+
+	}
+
+	public static class NotADuration {
+
+		@DistributedLock(key = "'k'", waitAtMost = "two seconds")
+		public void run() {
+		}
+
+	}
+
+	public static class UnresolvableHold {
+
+		@DistributedLock(key = "'k'", holdAtLeast = "${app.no-such-hold}")
+		public void run() {
+		}
+
 	}
 
 	public static class PrivateMethod {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
@@ -60,13 +61,21 @@ class ZkLockMetricsTests {
 			held.lock();
 			try {
 				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> billing.charge("busy"));
+				assertThat(billing.chargeIfFree("busy")).isNull();
+				assertThat(billing.chargeOrQueue("busy")).isEqualTo("queued busy");
 			}
 			finally {
 				held.unlock();
 			}
 			context.getBean(ZkLockTemplate.class).execute("nightly-report", "report", null, () -> "done");
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			String name = "'bill:' + #account";
+			String name = "Billing.charge";
+			assertThat(meters.get("zklock.acquire").tag("lock.name", "Billing.chargeIfFree").tag("outcome", "skipped")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(meters.get("zklock.acquire").tag("lock.name", "billing-queue").tag("outcome", "fallback")
+				.timer()
+				.count()).isEqualTo(1);
 			assertThat(meters.get("zklock.acquire").tag("lock.name", name).tag("outcome", "acquired").timer().count())
 				.isEqualTo(3);
 			assertThat(meters.get("zklock.acquire").tag("lock.name", name).tag("outcome", "timeout").timer().count())
@@ -74,7 +83,7 @@ class ZkLockMetricsTests {
 			assertThat(meters.get("zklock.held").tag("lock.name", name).timer().count()).isEqualTo(3);
 			assertThat(meters.get("zklock.held").tag("lock.name", "nightly-report").timer().count()).isEqualTo(1);
 			assertThat(meters.get("zklock.acquire").timers()).allSatisfy((timer) -> assertThat(timer.getId().getTag("lock.name"))
-				.isIn(name, "nightly-report"));
+				.isIn(name, "nightly-report", "Billing.chargeIfFree", "billing-queue"));
 			assertThat(meters.get("zklock.active").gauge().value()).isZero();
 			assertThat(meters.get("zklock.waiting").gauge().value()).isZero();
 			assertThat(meters.get("zklock.handoffs").counter().count()).isZero();
@@ -120,6 +129,20 @@ class ZkLockMetricsTests {
 
 		@DistributedLock(key = "'bill:' + #account", waitMs = 0)
 		public void charge(String account) {
+		}
+
+		@DistributedLock(key = "'bill:' + #account", waitAtMost = "0s", onLocked = OnLocked.SKIP)
+		public String chargeIfFree(String account) {
+			return "charged " + account;
+		}
+
+		@DistributedLock(key = "'bill:' + #account", name = "billing-queue", waitMs = 0, fallback = "queue")
+		public String chargeOrQueue(String account) {
+			return "charged " + account;
+		}
+
+		String queue(String account) {
+			return "queued " + account;
 		}
 
 	}

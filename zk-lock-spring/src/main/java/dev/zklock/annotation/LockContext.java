@@ -1,0 +1,103 @@
+package dev.zklock.annotation;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.template.LockContextHolder;
+
+/**
+ * The lock held for the current {@link DistributedLock @DistributedLock} invocation (or
+ * {@link dev.zklock.template.ZkLockTemplate} task), seen from inside it:
+ *
+ * <pre class="code">
+ * &#064;DistributedLock(key = "'stock:' + #sku")
+ * public void restock(String sku, int quantity) {
+ *     long token = LockContext.current().fencingToken();
+ *     // UPDATE stock SET quantity = ?, fence = ? WHERE sku = ? AND fence &lt;= ?
+ *     this.jdbc.update(SQL, quantity, token, sku, token);
+ * }
+ * </pre>
+ *
+ * <p>Available on the thread that invoked the method, while it runs: for a method returning a
+ * {@code CompletionStage}, in its synchronous part (before it returns the stage); for a reactive
+ * method, while the method itself is called to assemble its publisher (on the thread that
+ * acquired the lock); not in callbacks that run later on other threads. Capture what those
+ * need (the fencing token, the keys) in the synchronous part. For a reentrant call, the context
+ * is the innermost method's.
+ *
+ * @author zk-lock
+ * @see DistributedLock
+ */
+public interface LockContext {
+
+	/**
+	 * Return the context of the innermost lock this thread holds for an invocation.
+	 * @return the context
+	 * @throws IllegalStateException if this thread runs no {@code @DistributedLock} method or
+	 * template task
+	 */
+	static LockContext current() {
+		LockContext context = LockContextHolder.get();
+		if (context == null) {
+			throw new IllegalStateException("No lock context: LockContext.current() works on the thread that runs a "
+					+ "@DistributedLock method or ZkLockTemplate task, while it runs");
+		}
+		return context;
+	}
+
+	/**
+	 * Return the context of the innermost lock this thread holds for an invocation, if any.
+	 * @return the context, or {@code null}
+	 */
+	static @Nullable LockContext find() {
+		return LockContextHolder.get();
+	}
+
+	/**
+	 * Return the lock's name, as in metrics.
+	 * @return the name
+	 */
+	String name();
+
+	/**
+	 * Return the keys locked for this invocation, in lock order.
+	 * @return the keys, at least one
+	 */
+	List<String> keys();
+
+	/**
+	 * Return the key locked for this invocation.
+	 * @return the key
+	 * @throws IllegalStateException if several keys are locked; use {@link #keys()}
+	 */
+	String key();
+
+	/**
+	 * Return the fencing token of the key locked for this invocation: the creation zxid of the
+	 * ZooKeeper node behind the hold, strictly increasing from one holding JVM or session to the
+	 * next. Give it to the store the lock protects, and have the store refuse a write whose
+	 * token is lower than one it has seen.
+	 * @return the fencing token
+	 * @throws IllegalStateException if several keys are locked; use {@link #fencingToken(String)}
+	 */
+	long fencingToken();
+
+	/**
+	 * Return the fencing token of one of the keys locked for this invocation.
+	 * @param key the key
+	 * @return the fencing token
+	 * @throws IllegalArgumentException if the key is not locked for this invocation
+	 */
+	long fencingToken(String key);
+
+	/**
+	 * Return what this JVM knows now about the lease: {@code HELD}, {@code UNCERTAIN} while the
+	 * connection is suspended, {@code LOST} once the session is gone. With several keys, the
+	 * least certain of them.
+	 * @return the lease state
+	 */
+	LeaseState leaseState();
+
+}

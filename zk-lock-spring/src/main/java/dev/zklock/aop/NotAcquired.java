@@ -1,0 +1,190 @@
+package dev.zklock.aop;
+
+import java.lang.reflect.Method;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockAcquisitionException.Reason;
+import dev.zklock.template.LockDefinition.WhenBusy;
+
+import org.springframework.core.CollectionFactory;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * What a locked call does when its lock is not acquired: throw, skip the method (busy only), or
+ * call a fallback method. Decided and checked once per method, at startup.
+ */
+abstract sealed class NotAcquired {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+
+	/** Throw the exception: the default. */
+	static final NotAcquired THROW = new Throw();
+
+	/**
+	 * Return what the call returns instead of the method's result, or throw.
+	 * @param failure why the lock was not acquired
+	 * @param operation the operation
+	 * @param target the target object
+	 * @param args the call's arguments
+	 * @return the call's result
+	 * @throws Throwable the failure, or what a fallback throws
+	 */
+	abstract @Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+			Object[] args) throws Throwable;
+
+	/**
+	 * Return how a busy lock is counted in metrics.
+	 * @return how the caller handles a busy lock
+	 */
+	abstract WhenBusy whenBusy();
+
+	static boolean isBusy(LockAcquisitionException failure) {
+		return failure.getReason() == Reason.HELD_LOCALLY || failure.getReason() == Reason.HELD_REMOTELY;
+	}
+
+	private static final class Throw extends NotAcquired {
+
+		@Override
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+				Object[] args) {
+			throw failure;
+		}
+
+		@Override
+		WhenBusy whenBusy() {
+			return WhenBusy.THROW;
+		}
+
+	}
+
+	/**
+	 * Skip a busy method and return nothing of its return type. An unavailable lock (no
+	 * connection, no reply) is thrown: skipping then would hide an outage as "another instance
+	 * runs it".
+	 */
+	static final class Skip extends NotAcquired {
+
+		private final Class<?> returnType;
+
+		Skip(Class<?> returnType) {
+			this.returnType = returnType;
+		}
+
+		@Override
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+				Object[] args) {
+			if (!isBusy(failure)) {
+				throw failure;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Skipped " + operation.describeMethod() + ": lock '" + operation.definition().name()
+						+ "' is busy (" + failure.getMessage() + ")");
+			}
+			return nothing();
+		}
+
+		/**
+		 * What a skipped call returns: for a reactive type the caller's adapter turns
+		 * {@code null} into an empty publisher.
+		 */
+		@Nullable Object nothing() {
+			Class<?> type = this.returnType;
+			if (type == Optional.class) {
+				return Optional.empty();
+			}
+			if (type == OptionalInt.class) {
+				return OptionalInt.empty();
+			}
+			if (type == OptionalLong.class) {
+				return OptionalLong.empty();
+			}
+			if (type == OptionalDouble.class) {
+				return OptionalDouble.empty();
+			}
+			if (CompletionStage.class.isAssignableFrom(type)) {
+				return CompletableFuture.completedFuture(null);
+			}
+			if (Collection.class.isAssignableFrom(type)) {
+				return CollectionFactory.createCollection(type, 0);
+			}
+			if (Map.class.isAssignableFrom(type)) {
+				return CollectionFactory.createMap(type, 0);
+			}
+			if (type.isArray()) {
+				return java.lang.reflect.Array.newInstance(type.getComponentType(), 0);
+			}
+			return null;
+		}
+
+		@Override
+		WhenBusy whenBusy() {
+			return WhenBusy.SKIP;
+		}
+
+	}
+
+	/**
+	 * Call a method of the same object instead, busy or unavailable alike: it is given the
+	 * failure, when it takes one, to tell them apart. An interrupted wait is thrown: the thread
+	 * was asked to stop.
+	 */
+	static final class Fallback extends NotAcquired {
+
+		private final Method method;
+
+		private final boolean takesFailure;
+
+		Fallback(Method method, boolean takesFailure) {
+			this.method = method;
+			this.takesFailure = takesFailure;
+			ReflectionUtils.makeAccessible(method);
+		}
+
+		Method method() {
+			return this.method;
+		}
+
+		@Override
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+				Object[] args) throws Throwable {
+			if (failure.getReason() == Reason.INTERRUPTED) {
+				throw failure;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Calling fallback " + this.method.getName() + " of " + operation.describeMethod()
+						+ ": lock '" + operation.definition().name() + "' was not acquired (" + failure.getMessage()
+						+ ")");
+			}
+			Object[] fallbackArgs = args;
+			if (this.takesFailure) {
+				fallbackArgs = java.util.Arrays.copyOf(args, args.length + 1);
+				fallbackArgs[args.length] = failure;
+			}
+			try {
+				return this.method.invoke(target, fallbackArgs);
+			}
+			catch (java.lang.reflect.InvocationTargetException ex) {
+				throw ex.getTargetException();
+			}
+		}
+
+		@Override
+		WhenBusy whenBusy() {
+			return WhenBusy.FALLBACK;
+		}
+
+	}
+
+}
