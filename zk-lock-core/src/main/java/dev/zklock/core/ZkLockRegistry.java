@@ -383,6 +383,17 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a lease.
+	 */
+	private static String localHolder(LockEntry entry) {
+		Thread owner = entry.ownerThread();
+		if (owner != null) {
+			return "holder thread '" + owner.getName() + "'";
+		}
+		return entry.isHeld() ? "held by a lease of this JVM" : "";
+	}
+
+	/**
 	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came with it,
 	 * a node in ZooKeeper. With {@code waitForOthers} false, one attempt is made: no wait for
 	 * another holder, but ZooKeeper round trips get up to the connection timeout.
@@ -399,7 +410,8 @@ public class ZkLockRegistry implements AutoCloseable {
 			}
 			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
-				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, "", null);
+				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY,
+						localHolder(entry), null);
 				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
 				case HANDED_OFF -> {
 					acquired = true;

@@ -98,6 +98,9 @@ final class ZkParticipant {
 
 	private @Nullable String lastHolder;
 
+	/** The data of {@link #lastHolder}'s node, {@code pid@host} for this engine, if read. */
+	private @Nullable String lastHolderOwner;
+
 	/** What the attempt waits for now: the reason given if the deadline passes. */
 	private String awaiting = "";
 
@@ -328,11 +331,14 @@ final class ZkParticipant {
 			Stat stat = this.ourStat;
 			return new Lease(this.ourPath, stat.getCzxid(), stat.getEphemeralOwner());
 		}
-		this.lastHolder = queue.get(0);
-		if (!this.waitForHolder) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
+		if (!queue.get(0).equals(this.lastHolder)) {
+			this.lastHolder = queue.get(0);
+			this.lastHolderOwner = null;
 		}
-		awaitPredecessor(lockPath + "/" + queue.get(index - 1));
+		if (!this.waitForHolder) {
+			throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
+		}
+		awaitPredecessor(lockPath + "/" + queue.get(index - 1), index == 1);
 		return null;
 	}
 
@@ -340,22 +346,53 @@ final class ZkParticipant {
 	 * Wait until our predecessor changes (usually: is deleted), through the registry's one
 	 * watcher.
 	 */
-	private void awaitPredecessor(String predecessor) throws Exception {
+	private void awaitPredecessor(String predecessor, boolean predecessorHolds) throws Exception {
 		String serverPath = this.ops.serverPath(predecessor);
 		CompletableFuture<Void> changed = this.watches.expect(serverPath);
 		try {
-			if (awaitReply(this.ops.getData(predecessor, this.watches), "the read of our predecessor") != null) {
+			ZkOps.NodeData read = awaitReply(this.ops.getData(predecessor, this.watches), "the read of our predecessor");
+			if (read != null) {
+				if (predecessorHolds) {
+					// The read that sets the watch tells who holds: naming them costs no round trip
+					this.lastHolderOwner = owner(read.data());
+				}
 				try {
 					await(changed);
 				}
 				catch (TimeoutException ex) {
-					throw new AcquireFailure(Reason.HELD_REMOTELY, "holder " + this.lastHolder, null);
+					throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
 				}
 			}
 		}
 		finally {
 			this.watches.forget(serverPath, changed);
 		}
+	}
+
+	/**
+	 * The holder, for the failure message: its node, and its owner when a read that was made
+	 * anyway told it. A one-attempt acquisition does not read it: that would lengthen the wait.
+	 */
+	private String holderDetail() {
+		return "holder " + this.lastHolder + ((this.lastHolderOwner != null) ? ", owned by " + this.lastHolderOwner : "");
+	}
+
+	/**
+	 * A node's data as an owner: text of this engine ({@code pid@host}) or Curator (an
+	 * address); anything else is not shown.
+	 */
+	private static @Nullable String owner(byte[] data) {
+		if (data.length == 0 || data.length > 255) {
+			return null;
+		}
+		String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c < 0x20 || c == 0x7f || c == '\uFFFD') {
+				return null;
+			}
+		}
+		return text;
 	}
 
 	/**

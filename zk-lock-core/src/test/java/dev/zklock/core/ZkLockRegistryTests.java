@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -179,6 +180,39 @@ class ZkLockRegistryTests {
 			// Never gives up early; the upper margin is scheduling on a loaded machine
 			assertThat(elapsedMs).isBetween(499L, 500L + 2_000L);
 			assertThat(this.zk.children("/locks/slow")).hasSize(1);
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
+	@Test
+	void failedWaitNamesTheHoldersOwnerOrThread() throws Exception {
+		ZkLockRegistry holder = this.zk.newRegistry();
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkLock held = holder.obtain("named");
+		held.lock();
+		try {
+			String owner = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> other.obtain("named").acquire(Duration.ofSeconds(1)))
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD_REMOTELY))
+				.withMessageContaining("(holder _c_")
+				.withMessageContaining(", owned by " + owner + ")");
+			AtomicReference<Throwable> local = new AtomicReference<>();
+			Thread waiter = new Thread(() -> {
+				try {
+					holder.obtain("named").acquire(Duration.ofMillis(100));
+				}
+				catch (Throwable ex) {
+					local.set(ex);
+				}
+			});
+			waiter.start();
+			waiter.join(10_000);
+			assertThat(local.get()).isInstanceOf(LockAcquisitionException.class)
+				.hasMessageContaining("held by another thread of this JVM")
+				.hasMessageContaining("holder thread '" + Thread.currentThread().getName() + "'");
 		}
 		finally {
 			held.unlock();

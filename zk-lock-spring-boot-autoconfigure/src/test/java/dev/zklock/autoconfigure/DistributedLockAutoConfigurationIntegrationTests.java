@@ -27,6 +27,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
@@ -275,7 +276,38 @@ class DistributedLockAutoConfigurationIntegrationTests {
 						"its key expression \"#sku.toUpper()\" calls toUpper() on #sku"),
 				Arguments.of(UnknownParameterService.class, "run(String)", "refers to #orderId"),
 				Arguments.of(StreamService.class, "run()", "it returns java.util.stream.Stream"),
-				Arguments.of(FutureService.class, "run()", "it returns java.util.concurrent.Future"));
+				Arguments.of(FutureService.class, "run()", "it returns java.util.concurrent.Future"),
+				Arguments.of(MissingFallbackService.class, "run(String)",
+						"its fallback 'nowhere' cannot be called: there is no method named 'nowhere'"),
+				Arguments.of(IncompatibleFallbackService.class, "run(String)",
+						"its fallback busy(String) returns java.lang.Integer, which the method, returning "
+								+ "java.lang.String, cannot return"),
+				Arguments.of(BothWaitsService.class, "run()", "both waitAtMost (\"2s\") and waitMs (2000) are set"),
+				Arguments.of(SkipPrimitiveService.class, "run()", "onLocked = SKIP needs something to return"),
+				Arguments.of(ConfiguredWaitService.class, "run()",
+						"waitAtMost \"${app.lock-wait}\" cannot be resolved"));
+	}
+
+	@Test
+	void waitsAndMinimumHoldsComeFromConfiguration() {
+		runner().withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class))
+			.withPropertyValues("app.lock-wait=250ms")
+			.withBean(ConfiguredWaitService.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ZkLock held = this.zk.newRegistry().obtain("configured");
+				held.lock();
+				try {
+					long start = System.nanoTime();
+					assertThatExceptionOfType(LockAcquisitionException.class)
+						.isThrownBy(() -> context.getBean(ConfiguredWaitService.class).run())
+						.satisfies((ex) -> assertThat(ex.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+				}
+				finally {
+					held.unlock();
+				}
+			});
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -624,6 +656,53 @@ class DistributedLockAutoConfigurationIntegrationTests {
 
 		@DistributedLock(key = "#sku.toUpper()")
 		public void run(String sku) {
+		}
+
+	}
+
+	public static class MissingFallbackService {
+
+		@DistributedLock(key = "'k'", fallback = "nowhere")
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	public static class IncompatibleFallbackService {
+
+		@DistributedLock(key = "'k'", fallback = "busy")
+		public String run(String id) {
+			return id;
+		}
+
+		Integer busy(String id) {
+			return 0;
+		}
+
+	}
+
+	public static class BothWaitsService {
+
+		@DistributedLock(key = "'k'", waitAtMost = "2s", waitMs = 2000)
+		public void run() {
+		}
+
+	}
+
+	public static class SkipPrimitiveService {
+
+		@DistributedLock(key = "'k'", onLocked = dev.zklock.annotation.OnLocked.SKIP)
+		public boolean run() {
+			return true;
+		}
+
+	}
+
+	public static class ConfiguredWaitService {
+
+		@DistributedLock(key = "'configured'", waitAtMost = "${app.lock-wait}")
+		public void run() {
 		}
 
 	}
