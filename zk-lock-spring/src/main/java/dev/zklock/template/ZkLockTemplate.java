@@ -60,6 +60,9 @@ public class ZkLockTemplate implements AutoCloseable {
 
 	private final MinimumHolds minimumHolds = new MinimumHolds();
 
+	/** The hold of each key this template holds now, by key: for its name. */
+	private final java.util.concurrent.ConcurrentMap<String, Hold> holders = new java.util.concurrent.ConcurrentHashMap<>();
+
 	/**
 	 * Create a new instance.
 	 * @param registry the lock registry
@@ -276,6 +279,17 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
+	 * Return the names of the locks this template holds now, by key: what a key is held for,
+	 * as the {@code zklocks} endpoint shows it. A reentrant hold keeps the outermost name.
+	 * @return the lock name of each key held through this template
+	 */
+	public java.util.Map<String, String> holderNames() {
+		java.util.Map<String, String> names = new java.util.TreeMap<>();
+		this.holders.forEach((key, hold) -> names.put(key, hold.definition.name()));
+		return names;
+	}
+
+	/**
 	 * Return the registry.
 	 * @return the registry
 	 */
@@ -373,7 +387,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * Release a hold of this thread. A lost lease must not hide the work's own exception: it is
 	 * attached to it instead.
 	 */
-	private static void release(ZkLock lock, @Nullable Observation held, @Nullable Throwable failure) {
+	private static void release(ZkLock lock, @Nullable Hold hold, @Nullable Throwable failure) {
 		try {
 			lock.unlock();
 		}
@@ -384,8 +398,8 @@ public class ZkLockTemplate implements AutoCloseable {
 			failure.addSuppressed(ex);
 		}
 		finally {
-			if (held != null) {
-				held.stop();
+			if (hold != null) {
+				hold.finished();
 			}
 		}
 	}
@@ -394,7 +408,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * Release a hold at the end of asynchronous work, on whichever thread ended it: nobody is
 	 * left to throw to, so a lost lease is logged (and counted by the registry's listeners).
 	 */
-	private static void releaseLater(ZkLease lease, @Nullable Observation held) {
+	private static void releaseLater(ZkLease lease, Hold hold) {
 		try {
 			lease.release();
 		}
@@ -402,9 +416,7 @@ public class ZkLockTemplate implements AutoCloseable {
 			logger.warn("Releasing " + lease + " at the end of asynchronous work: " + ex.getMessage());
 		}
 		finally {
-			if (held != null) {
-				held.stop();
-			}
+			hold.finished();
 		}
 	}
 
@@ -429,6 +441,11 @@ public class ZkLockTemplate implements AutoCloseable {
 			this.lock = lock;
 			this.keys = List.copyOf(keys);
 			this.held = held;
+			if (held != null) {
+				for (String key : this.keys) {
+					ZkLockTemplate.this.holders.put(key, this);
+				}
+			}
 		}
 
 		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
@@ -472,7 +489,7 @@ public class ZkLockTemplate implements AutoCloseable {
 			Duration minimum = this.definition.holdAtLeast();
 			if (minimum == null || System.nanoTime() - this.acquiredAt >= minimum.toNanos()
 					|| this.lock.leaseState() == LeaseState.LOST) {
-				release(this.lock, this.held, failure);
+				release(this.lock, this, failure);
 				return;
 			}
 			ZkLease lease;
@@ -480,14 +497,21 @@ public class ZkLockTemplate implements AutoCloseable {
 				lease = this.lock.toLease();
 			}
 			catch (RuntimeException ex) {
-				release(this.lock, this.held, failure);
+				release(this.lock, this, failure);
 				throw ex;
 			}
 			endLater(lease);
 		}
 
-		void stopObserving() {
+		/**
+		 * The hold has ended: stop observing it, and forget it as its keys' holder unless a
+		 * later hold took its place.
+		 */
+		void finished() {
 			if (this.held != null) {
+				for (String key : this.keys) {
+					ZkLockTemplate.this.holders.remove(key, this);
+				}
 				this.held.stop();
 			}
 		}
@@ -498,11 +522,11 @@ public class ZkLockTemplate implements AutoCloseable {
 		void endLater(ZkLease lease) {
 			Duration minimum = this.definition.holdAtLeast();
 			if (minimum == null) {
-				releaseLater(lease, this.held);
+				releaseLater(lease, this);
 				return;
 			}
 			ZkLockTemplate.this.minimumHolds.releaseAt(this.acquiredAt + minimum.toNanos(),
-					() -> releaseLater(lease, this.held));
+					() -> releaseLater(lease, this));
 		}
 
 	}
@@ -563,7 +587,7 @@ public class ZkLockTemplate implements AutoCloseable {
 				this.lease.release();
 			}
 			finally {
-				this.hold.stopObserving();
+				this.hold.finished();
 			}
 		}
 

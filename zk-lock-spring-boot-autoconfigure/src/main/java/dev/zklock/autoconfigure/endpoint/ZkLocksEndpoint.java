@@ -1,11 +1,17 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import java.util.Comparator;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.Participant;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -23,12 +29,24 @@ public class ZkLocksEndpoint {
 
 	private final ZkLockRegistry registry;
 
+	private final @Nullable ZkLockTemplate template;
+
 	/**
 	 * Create a new instance.
 	 * @param registry the lock registry
 	 */
 	public ZkLocksEndpoint(ZkLockRegistry registry) {
+		this(registry, null);
+	}
+
+	/**
+	 * Create a new instance that also shows what each held key is held for.
+	 * @param registry the lock registry
+	 * @param template the template whose lock names are shown, if any
+	 */
+	public ZkLocksEndpoint(ZkLockRegistry registry, @Nullable ZkLockTemplate template) {
 		this.registry = registry;
+		this.template = template;
 	}
 
 	/**
@@ -37,9 +55,11 @@ public class ZkLocksEndpoint {
 	 */
 	@ReadOperation
 	public LocalLocks locks() {
-		List<LocalLockInfo> locks = this.registry.localLocks()
+		Map<String, String> names = (this.template != null) ? this.template.holderNames() : Map.of();
+		List<LocalLock> locks = this.registry.localLocks()
 			.stream()
 			.sorted(Comparator.comparing(LocalLockInfo::key))
+			.map((info) -> LocalLock.of(info, info.held() ? names.get(info.key()) : null))
 			.toList();
 		return new LocalLocks(this.registry.getOptions().rootPath(), locks);
 	}
@@ -61,7 +81,34 @@ public class ZkLocksEndpoint {
 	 * @param rootPath the root path of all locks
 	 * @param locks the locks held or waited for
 	 */
-	public record LocalLocks(String rootPath, List<LocalLockInfo> locks) {
+	public record LocalLocks(String rootPath, List<LocalLock> locks) {
+	}
+
+	/**
+	 * One key this JVM holds or waits for.
+	 *
+	 * @param key the key
+	 * @param name the name of the lock that holds it ({@code @DistributedLock(name)}, by default
+	 * {@code Class.method}), {@code null} if not held or held outside the template
+	 * @param path the ZooKeeper path of the lock
+	 * @param held whether a thread or lease of this JVM holds it
+	 * @param holderThread the name of the holding thread, {@code null} if not held or held by a
+	 * lease
+	 * @param heldSince when the current hold began, {@code null} if not held
+	 * @param waiters how many local threads wait for it
+	 * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
+	 * @param fencingToken the lease's fencing token, {@code null} if none
+	 * @param leaseState the lease's state, {@code null} if none
+	 */
+	public record LocalLock(String key, @Nullable String name, String path, boolean held,
+			@Nullable String holderThread, @Nullable Instant heldSince, int waiters, @Nullable String nodePath,
+			@Nullable Long fencingToken, @Nullable LeaseState leaseState) {
+
+		static LocalLock of(LocalLockInfo info, @Nullable String name) {
+			return new LocalLock(info.key(), name, info.path(), info.held(), info.holderThread(), info.heldSince(),
+					info.waiters(), info.nodePath(), info.fencingToken(), info.leaseState());
+		}
+
 	}
 
 	/**

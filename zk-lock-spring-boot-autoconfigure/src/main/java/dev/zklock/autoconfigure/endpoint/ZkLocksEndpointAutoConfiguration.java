@@ -2,6 +2,9 @@ package dev.zklock.autoconfigure.endpoint;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
+
+import org.springframework.beans.factory.ObjectProvider;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -26,8 +29,8 @@ public final class ZkLocksEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ZkLocksEndpoint zkLocksEndpoint(ZkLockRegistry registry) {
-		return new ZkLocksEndpoint(registry);
+	ZkLocksEndpoint zkLocksEndpoint(ZkLockRegistry registry, ObjectProvider<ZkLockTemplate> template) {
+		return new ZkLocksEndpoint(registry, template.getIfUnique());
 	}
 
 }

@@ -1,0 +1,117 @@
+package dev.zklock.autoconfigure.endpoint;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.LockContext;
+import dev.zklock.annotation.OnLocked;
+import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.autoconfigure.endpoint.ZkLocksEndpoint.LocalLock;
+import dev.zklock.core.InProcessZooKeeper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code zklocks} endpoint shows what a locked method sees of its own lock: the same
+ * fencing token, and the lock's name.
+ */
+@Timeout(60)
+class ZkLocksEndpointTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, AopAutoConfiguration.class,
+					ZkLocksEndpointAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + this.zk.connectString(),
+					"management.endpoints.web.exposure.include=zklocks")
+			.withUserConfiguration(Config.class);
+	}
+
+	@Test
+	void theEndpointShowsTheTokenAndNameTheMethodSees() {
+		runner().run((context) -> {
+			Restocker restocker = context.getBean(Restocker.class);
+			Restocker.Seen seen = restocker.restock("sku-7");
+			assertThat(seen.fromContext()).isPositive();
+			assertThat(seen.listed().key()).isEqualTo("stock:sku-7");
+			assertThat(seen.listed().held()).isTrue();
+			assertThat(seen.listed().fencingToken()).isEqualTo(seen.fromContext());
+			assertThat(seen.listed().name()).isEqualTo("Restocker.restock");
+			// Once the method has returned, nothing is held, so nothing is named
+			assertThat(context.getBean(ZkLocksEndpoint.class).locks().locks()).isEmpty();
+		});
+	}
+
+	@Test
+	void aMinimumHoldIsListedUnderItsNameUntilItEnds() {
+		runner().run((context) -> {
+			ZkLocksEndpoint endpoint = context.getBean(ZkLocksEndpoint.class);
+			context.getBean(Restocker.class).nightly();
+			assertThat(endpoint.locks().locks()).singleElement().satisfies((lock) -> {
+				assertThat(lock.key()).isEqualTo("nightly");
+				assertThat(lock.name()).isEqualTo("nightly-report");
+				assertThat(lock.held()).isTrue();
+				assertThat(lock.holderThread()).isNull();
+			});
+			eventually().atMost(Duration.ofSeconds(20))
+				.untilAsserted(() -> assertThat(endpoint.locks().locks()).isEmpty());
+		});
+	}
+
+	public static class Restocker {
+
+		private final ObjectProvider<ZkLocksEndpoint> endpoint;
+
+		public Restocker(ObjectProvider<ZkLocksEndpoint> endpoint) {
+			this.endpoint = endpoint;
+		}
+
+		@DistributedLock(key = "'stock:' + #sku")
+		public Seen restock(String sku) {
+			long token = LockContext.current().fencingToken();
+			LocalLock listed = this.endpoint.getObject()
+				.locks()
+				.locks()
+				.stream()
+				.filter((lock) -> lock.key().equals("stock:" + sku))
+				.findFirst()
+				.orElseThrow();
+			return new Seen(token, listed);
+		}
+
+		@DistributedLock(key = "'nightly'", name = "nightly-report", waitMs = 0, onLocked = OnLocked.SKIP,
+				holdAtLeast = "5s")
+		public void nightly() {
+		}
+
+		public record Seen(long fromContext, LocalLock listed) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		Restocker restocker(ObjectProvider<ZkLocksEndpoint> endpoint) {
+			return new Restocker(endpoint);
+		}
+
+	}
+
+}
