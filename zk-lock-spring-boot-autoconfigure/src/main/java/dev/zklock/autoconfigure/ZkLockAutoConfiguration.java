@@ -1,6 +1,11 @@
 package dev.zklock.autoconfigure;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -10,7 +15,9 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,13 +101,65 @@ public final class ZkLockAutoConfiguration {
 			return;
 		}
 		if (properties.isFailFast()) {
-			client.close();
-			throw new IllegalStateException("ZooKeeper at '" + connectString + "' could not be reached within "
-					+ wait.toMillis() + " ms (zklock.initial-connect-wait), and zklock.fail-fast is true");
+			throw unreachable(client, connectString, properties);
 		}
 		logger.warn("ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
 				+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
 				connectString, wait.toMillis());
+	}
+
+	/**
+	 * Close the client and describe what it tried, for the failure report.
+	 */
+	private static ZooKeeperUnreachableException unreachable(CuratorFramework client, String connectString,
+			ZkLockProperties properties) {
+		ZooKeeper.@Nullable States state = null;
+		@Nullable Exception reported = null;
+		try {
+			// Also hands over an error Curator queued in the background, if there is one
+			state = client.getZookeeperClient().getZooKeeper().getState();
+		}
+		catch (Exception ex) {
+			reported = ex;
+		}
+		client.close();
+		String namespace = properties.getNamespace();
+		return new ZooKeeperUnreachableException(connectString, properties.getInitialConnectWait(),
+				properties.getConnectionTimeout(), properties.getSessionTimeout(), properties.getTls().isEnabled(),
+				properties.getAuth().isEnabled(), (namespace != null && !namespace.isEmpty()) ? namespace : null,
+				state, unresolvedHosts(connectString), reported);
+	}
+
+	/**
+	 * The host names of a connect string that do not resolve. ZooKeeper only logs these, at
+	 * each attempt, and goes on trying.
+	 */
+	static List<String> unresolvedHosts(String connectString) {
+		int chroot = connectString.indexOf('/');
+		String hosts = (chroot >= 0) ? connectString.substring(0, chroot) : connectString;
+		Set<String> unresolved = new LinkedHashSet<>();
+		for (String hostPort : hosts.split(",")) {
+			String host = host(hostPort.trim());
+			if (host.isEmpty()) {
+				continue;
+			}
+			try {
+				InetAddress.getByName(host);
+			}
+			catch (UnknownHostException ex) {
+				unresolved.add(host);
+			}
+		}
+		return List.copyOf(unresolved);
+	}
+
+	private static String host(String hostPort) {
+		if (hostPort.startsWith("[")) {
+			int end = hostPort.indexOf(']');
+			return (end > 0) ? hostPort.substring(1, end) : hostPort;
+		}
+		int colon = hostPort.lastIndexOf(':');
+		return (colon >= 0) ? hostPort.substring(0, colon) : hostPort;
 	}
 
 	@Bean
@@ -152,12 +211,12 @@ public final class ZkLockAutoConfiguration {
 	private static final class CreatorOnlyAclProvider implements ACLProvider {
 
 		@Override
-		public java.util.List<ACL> getDefaultAcl() {
+		public List<ACL> getDefaultAcl() {
 			return ZooDefs.Ids.CREATOR_ALL_ACL;
 		}
 
 		@Override
-		public java.util.List<ACL> getAclForPath(String path) {
+		public List<ACL> getAclForPath(String path) {
 			return ZooDefs.Ids.CREATOR_ALL_ACL;
 		}
 

@@ -24,6 +24,7 @@ import dev.zklock.core.ZkLockRegistry;
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -186,7 +187,9 @@ class ZkLockAutoConfigurationTests {
 		this.zk.server().stop();
 		runner().withPropertyValues("zklock.initial-connect-wait=300ms", "zklock.fail-fast=true").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
+			FailureAnalysis analysis = new ZooKeeperUnreachableFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+			assertThat(analysis.getCause()).isInstanceOf(ZooKeeperUnreachableException.class)
 				.hasMessage("ZooKeeper at '" + this.zk.connectString()
 						+ "' could not be reached within 300 ms (zklock.initial-connect-wait), and zklock.fail-fast is true");
 		});

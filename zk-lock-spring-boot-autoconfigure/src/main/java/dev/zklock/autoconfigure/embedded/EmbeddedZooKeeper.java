@@ -1,10 +1,15 @@
 package dev.zklock.autoconfigure.embedded;
 
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import org.apache.zookeeper.server.embedded.ExitHandler;
@@ -24,6 +29,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
 
+	private static final long START_TIMEOUT_MILLIS = 30_000;
+
 	private final ZooKeeperServerEmbedded server;
 
 	private final Path baseDir;
@@ -36,24 +43,80 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	 * Start a server.
 	 * @param port the client port, 0 for a free one
 	 * @param dataDir the data directory, {@code null} for a temporary one deleted on close
+	 * @throws EmbeddedZooKeeperPortInUseException if the port is already in use
 	 * @throws Exception if the server does not start
 	 */
 	public EmbeddedZooKeeper(int port, @Nullable Path dataDir) throws Exception {
+		if (port != 0) {
+			// Before anything is created: ZooKeeper's own bind failure is only logged by its
+			// server thread, and start() then waits out its whole timeout
+			checkPortIsFree(port);
+		}
 		this.deleteOnClose = (dataDir == null);
 		this.baseDir = (dataDir != null) ? Files.createDirectories(dataDir) : Files.createTempDirectory("zk-lock-embedded");
-		Properties configuration = new Properties();
-		configuration.setProperty("clientPort", Integer.toString(port));
-		configuration.setProperty("admin.enableServer", "false");
-		configuration.setProperty("tickTime", "2000");
-		this.server = ZooKeeperServerEmbedded.builder()
-			.baseDir(this.baseDir)
-			.configuration(configuration)
-			.exitHandler(ExitHandler.LOG_ONLY)
-			.build();
-		this.server.start(30_000);
+		ZooKeeperServerEmbedded server = null;
+		try {
+			Properties configuration = new Properties();
+			configuration.setProperty("clientPort", Integer.toString(port));
+			configuration.setProperty("admin.enableServer", "false");
+			configuration.setProperty("tickTime", "2000");
+			server = ZooKeeperServerEmbedded.builder()
+				.baseDir(this.baseDir)
+				.configuration(configuration)
+				.exitHandler(ExitHandler.LOG_ONLY)
+				.build();
+			server.start(START_TIMEOUT_MILLIS);
+		}
+		catch (TimeoutException ex) {
+			// ZooKeeper has closed the server itself
+			deleteBaseDir();
+			if (port != 0) {
+				try {
+					// Taken between the check above and ZooKeeper's bind
+					checkPortIsFree(port);
+				}
+				catch (IllegalStateException bindFailure) {
+					bindFailure.addSuppressed(ex);
+					throw bindFailure;
+				}
+			}
+			throw new IllegalStateException("The embedded ZooKeeper server did not start within "
+					+ START_TIMEOUT_MILLIS + " ms; ZooKeeper's log above says why", ex);
+		}
+		catch (Exception | Error ex) {
+			if (server != null) {
+				server.close();
+			}
+			deleteBaseDir();
+			throw ex;
+		}
+		this.server = server;
 		this.connectString = this.server.getConnectionString();
 		logger.info("Started an embedded ZooKeeper at {} (data in {}), for development only: a single in-process "
 				+ "server is no ensemble and stops with this application", this.connectString, this.baseDir);
+	}
+
+	/**
+	 * Bind the port as ZooKeeper's server would (all addresses, address reuse on), and let it go.
+	 */
+	private static void checkPortIsFree(int port) {
+		try (ServerSocket socket = new ServerSocket()) {
+			socket.setReuseAddress(true);
+			socket.bind(new InetSocketAddress(port));
+		}
+		catch (BindException ex) {
+			String reason = String.valueOf(ex.getMessage());
+			if (reason.toLowerCase(Locale.ROOT).contains("in use")) {
+				throw new EmbeddedZooKeeperPortInUseException(port, ex);
+			}
+			// Not in use, but not ours either: a privileged port, say
+			throw new IllegalStateException("The embedded ZooKeeper server cannot listen on port " + port
+					+ " (zklock.embedded.port): " + reason, ex);
+		}
+		catch (IOException ex) {
+			// Not a verdict on the port: leave it to ZooKeeper
+			logger.debug("Could not check port {} before starting the embedded ZooKeeper", port, ex);
+		}
 	}
 
 	/**
@@ -67,6 +130,10 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	@Override
 	public void close() {
 		this.server.close();
+		deleteBaseDir();
+	}
+
+	private void deleteBaseDir() {
 		if (this.deleteOnClose) {
 			try (Stream<Path> paths = Files.walk(this.baseDir)) {
 				paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -31,18 +32,18 @@ public final class EmbeddedZooKeeperConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	EmbeddedZooKeeper zkLockEmbeddedZooKeeper(ZkLockProperties properties) throws Exception {
+	EmbeddedZooKeeper zkLockEmbeddedZooKeeper(ZkLockProperties properties, ResourceLoader resourceLoader)
+			throws Exception {
+		ClassLoader classLoader = resourceLoader.getClassLoader();
 		List<String> missing = SERVER_CLASSES.entrySet()
 			.stream()
-			.filter((entry) -> !ClassUtils.isPresent(entry.getKey(), getClass().getClassLoader()))
+			.filter((entry) -> !ClassUtils.isPresent(entry.getKey(), classLoader))
 			.map(Map.Entry::getValue)
 			.sorted()
 			.toList();
 		if (!missing.isEmpty()) {
 			// Checked up front: ZooKeeper's own start would time out and then hang in close()
-			throw new IllegalStateException("zklock.embedded.enabled is true, but the embedded ZooKeeper server needs "
-					+ String.join(" and ", missing) + " on the classpath (ZooKeeper declares them 'provided'); "
-					+ "add them as dependencies");
+			throw new EmbeddedZooKeeperDependenciesMissingException(missing);
 		}
 		ZkLockPropertiesValidator.validate(properties);
 		ZkLockProperties.Embedded embedded = properties.getEmbedded();
