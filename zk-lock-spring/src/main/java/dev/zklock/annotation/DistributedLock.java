@@ -19,7 +19,18 @@ import java.lang.annotation.Target;
  * transaction on the same method begins and released after it commits or rolls back. When it
  * cannot be taken within the wait, the method does not run and a
  * {@link dev.zklock.core.LockAcquisitionException} is thrown whose message names the key, the
- * ZooKeeper path, the time waited and the reason.
+ * ZooKeeper path, the time waited and the reason; or, as {@link #onLocked()} and
+ * {@link #fallback()} say, the call is skipped or a fallback runs. A scheduled job that runs on
+ * every instance uses both with a minimum hold:
+ *
+ * <pre class="code">
+ * &#064;Scheduled(cron = "0 0 2 * * *")
+ * &#064;DistributedLock(key = "'nightly-report'", waitAtMost = "0s", onLocked = OnLocked.SKIP, holdAtLeast = "30s")
+ * public void nightlyReport() { ... }
+ * </pre>
+ *
+ * <p>Inside the method, {@link LockContext#current()} gives the lock held for the invocation,
+ * with its fencing token.
  *
  * <p>The lock lasts as long as the method's work: until it returns; for a method returning a
  * {@code CompletionStage}, until the stage completes; for a method returning a reactive type

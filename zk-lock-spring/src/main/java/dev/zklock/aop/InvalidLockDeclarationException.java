@@ -5,8 +5,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown when a {@code @DistributedLock} declaration cannot work: the method cannot be proxied
  * (private, static, final, or not on a proxied interface), returns a type whose work outlives
- * the call in a way no lock can follow, or has a key expression that does not parse or cannot
- * evaluate (an unknown parameter, property, method or bean). Raised when the bean is proxied,
+ * the call in a way no lock can follow, has a key expression that does not parse or cannot
+ * evaluate (an unknown parameter, property, method or bean), a wait or minimum hold that is not a
+ * duration, or a fallback that cannot be called in the method's place. Raised when the bean is proxied,
  * so the application fails to start rather than running the method without its lock.
  *
  * @author zk-lock
