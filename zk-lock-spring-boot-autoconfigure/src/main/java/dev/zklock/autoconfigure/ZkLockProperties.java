@@ -85,6 +85,11 @@ public class ZkLockProperties {
 	 */
 	private final Tls tls = new Tls();
 
+	/**
+	 * What HTTP clients see when a lock is not acquired.
+	 */
+	private final Web web = new Web();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -163,6 +168,10 @@ public class ZkLockProperties {
 
 	public Tls getTls() {
 		return this.tls;
+	}
+
+	public Web getWeb() {
+		return this.web;
 	}
 
 	/**
@@ -509,6 +518,75 @@ public class ZkLockProperties {
 
 		public void setHostnameVerification(boolean hostnameVerification) {
 			this.hostnameVerification = hostnameVerification;
+		}
+
+	}
+
+	/**
+	 * What HTTP clients see when a lock is not acquired, with Spring MVC or WebFlux.
+	 */
+	public static class Web {
+
+		/**
+		 * RFC 9457 problem responses for a LockAcquisitionException thrown out of a
+		 * controller.
+		 */
+		private final ProblemDetails problemDetails = new ProblemDetails();
+
+		public ProblemDetails getProblemDetails() {
+			return this.problemDetails;
+		}
+
+	}
+
+	/**
+	 * RFC 9457 problem responses ({@code application/problem+json}) for a
+	 * {@code LockAcquisitionException} that the application does not handle itself: 409 for a
+	 * busy lock, 503 when ZooKeeper cannot be used, 500 when it refused the operation.
+	 */
+	public static class ProblemDetails {
+
+		/**
+		 * Whether to turn a LockAcquisitionException that no @ExceptionHandler of the
+		 * application handles into a problem response.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Whether the problem response names the lock: its key, the reason, the time waited,
+		 * and the exception's message (ZooKeeper path and holders) as detail. Off by default,
+		 * as these are internals a client should not see.
+		 */
+		private boolean exposeLockDetails = false;
+
+		/**
+		 * Retry-After of 409 and 503 responses, sent in whole seconds rounded up. Zero
+		 * leaves the header out.
+		 */
+		private Duration retryAfter = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isExposeLockDetails() {
+			return this.exposeLockDetails;
+		}
+
+		public void setExposeLockDetails(boolean exposeLockDetails) {
+			this.exposeLockDetails = exposeLockDetails;
+		}
+
+		public Duration getRetryAfter() {
+			return this.retryAfter;
+		}
+
+		public void setRetryAfter(Duration retryAfter) {
+			this.retryAfter = retryAfter;
 		}
 
 	}

@@ -1,0 +1,82 @@
+package dev.zklock.autoconfigure.web;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockRegistry;
+
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What the web tests share: real HTTP requests to a started application, the JSON of the
+ * answers, and a lock held by a participant of its own ZooKeeper session.
+ */
+final class HttpProbe {
+
+	/**
+	 * The key the test controllers lock: not a word of any title or detail, so a body that
+	 * names it is a body that leaks it.
+	 */
+	static final String KEY = "order-4711";
+
+	static final String PATH = "/locks/" + KEY;
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	// Far above a request's time on a loaded machine, far below the tests' @Timeout
+	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+	private final int port;
+
+	HttpProbe(ConfigurableApplicationContext context) {
+		this.port = ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+	HttpResponse<String> get(String path) throws IOException, InterruptedException {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.header("Accept", "application/json")
+			.timeout(REQUEST_TIMEOUT)
+			.GET()
+			.build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	@SuppressWarnings("unchecked")
+	static Map<String, Object> json(HttpResponse<String> response) {
+		return json.readValue(response.body(), Map.class);
+	}
+
+	/**
+	 * Hold {@link #KEY} through a registry on a Curator client of its own, as another JVM would,
+	 * so that the application's attempt fails with {@code HELD_REMOTELY}.
+	 */
+	static ZkLock holdElsewhere(InProcessZooKeeper zk) throws Exception {
+		ZkLockRegistry otherJvm = zk.newRegistry();
+		ZkLock lock = otherJvm.obtain(KEY);
+		lock.lock();
+		return lock;
+	}
+
+	static String[] applicationProperties(InProcessZooKeeper zk, String... more) {
+		String[] common = { "server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
+				"zklock.connect-string=" + zk.connectString(), "zklock.session-timeout=4s",
+				"zklock.connection-timeout=2s", "zklock.lock.default-wait=2s" };
+		String[] all = new String[common.length + more.length];
+		System.arraycopy(common, 0, all, 0, common.length);
+		System.arraycopy(more, 0, all, common.length, more.length);
+		return all;
+	}
+
+}
