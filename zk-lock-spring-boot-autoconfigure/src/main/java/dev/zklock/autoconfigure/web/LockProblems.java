@@ -96,12 +96,8 @@ final class LockProblems {
 	ProblemDetail problem(LockAcquisitionException ex, @Nullable String path) {
 		Reason reason = ex.getReason();
 		HttpStatus status = status(reason);
+		// RFC 9457: with the default type about:blank, the title is the status phrase ("Conflict")
 		ProblemDetail problem = ProblemDetail.forStatus(status);
-		problem.setTitle(switch (status) {
-			case CONFLICT -> "Resource busy";
-			case SERVICE_UNAVAILABLE -> "Lock service unavailable";
-			default -> "Lock service error";
-		});
 		if (this.exposeLockDetails) {
 			problem.setDetail(ex.getMessage());
 			problem.setProperty("lockKey", ex.getKey());

@@ -46,7 +46,7 @@ class LockProblemsTests {
 			assertThat(problems.retryAfter(reason)).isEqualTo("1");
 			ProblemDetail problem = problems.problem(exception(reason), "/work");
 			assertThat(problem.getStatus()).isEqualTo(409);
-			assertThat(problem.getTitle()).isEqualTo("Resource busy");
+			assertThat(problem.getTitle()).isEqualTo("Conflict");
 			assertThat(problem.getDetail()).isEqualTo("Another request is working on this resource; try again shortly.");
 			assertThat(problem.getInstance()).hasToString("/work");
 			assertThat(problem.getProperties()).isNull();
@@ -61,7 +61,7 @@ class LockProblemsTests {
 			assertThat(problems.retryAfter(reason)).isEqualTo("3");
 			ProblemDetail problem = problems.problem(exception(reason), null);
 			assertThat(problem.getStatus()).isEqualTo(503);
-			assertThat(problem.getTitle()).isEqualTo("Lock service unavailable");
+			assertThat(problem.getTitle()).isEqualTo("Service Unavailable");
 			assertThat(problem.getInstance()).isNull();
 		}
 	}
@@ -122,7 +122,7 @@ class LockProblemsTests {
 		assertThat(response.getStatus()).isEqualTo(503);
 		assertThat(response.getHeader(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
 		assertThat(response.getContentType()).startsWith(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		assertThat(response.getContentAsString()).contains("\"status\":503", "Lock service unavailable")
+		assertThat(response.getContentAsString()).contains("\"status\":503", "Service Unavailable")
 			.doesNotContain("order-4711", "/locks");
 	}
 

@@ -52,7 +52,7 @@ class WebMvcLockProblemTests {
 				assertThat(response.headers().firstValue(HttpHeaders.RETRY_AFTER)).hasValue("1");
 				Map<String, Object> body = HttpProbe.json(response);
 				assertThat(body).containsEntry("status", 409)
-					.containsEntry("title", "Resource busy")
+					.containsEntry("title", "Conflict")
 					.containsEntry("detail", "Another request is working on this resource; try again shortly.")
 					.containsEntry("instance", path);
 				// Spring leaves out the default type, about:blank, as RFC 9457 allows
