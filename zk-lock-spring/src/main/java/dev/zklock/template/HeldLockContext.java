@@ -9,24 +9,46 @@ import dev.zklock.core.LeaseState;
 
 /**
  * The {@link LockContext} of one hold: the keys are known when it begins, tokens and state are
- * read when asked, from the hold itself, so that creating one costs almost nothing.
+ * read when asked, from the hold itself, so that creating one costs almost nothing. A hold on
+ * the calling thread is its own context; a lease's is made with the functions that read it.
  */
-final class HeldLockContext implements LockContext {
+abstract class HeldLockContext implements LockContext {
 
 	private final String name;
 
 	private final List<String> keys;
 
-	private final ToLongFunction<String> tokens;
-
-	private final Supplier<LeaseState> state;
-
-	HeldLockContext(String name, List<String> keys, ToLongFunction<String> tokens, Supplier<LeaseState> state) {
+	HeldLockContext(String name, List<String> keys) {
 		this.name = name;
 		this.keys = keys;
-		this.tokens = tokens;
-		this.state = state;
 	}
+
+	static HeldLockContext of(String name, List<String> keys, ToLongFunction<String> tokens,
+			Supplier<LeaseState> state) {
+		return new HeldLockContext(name, keys) {
+
+			@Override
+			long token(String key) {
+				return tokens.applyAsLong(key);
+			}
+
+			@Override
+			LeaseState state() {
+				return state.get();
+			}
+
+		};
+	}
+
+	/**
+	 * Read the fencing token of one of the keys.
+	 */
+	abstract long token(String key);
+
+	/**
+	 * Read the least certain state of the keys' leases.
+	 */
+	abstract LeaseState state();
 
 	@Override
 	public String name() {
@@ -53,7 +75,7 @@ final class HeldLockContext implements LockContext {
 			throw new IllegalStateException("Lock '" + this.name + "' holds several keys " + this.keys
 					+ ", each with its own fencing token; read them with fencingToken(key)");
 		}
-		return this.tokens.applyAsLong(this.keys.get(0));
+		return token(this.keys.get(0));
 	}
 
 	@Override
@@ -61,12 +83,12 @@ final class HeldLockContext implements LockContext {
 		if (!this.keys.contains(key)) {
 			throw new IllegalArgumentException("Lock '" + this.name + "' holds " + this.keys + ", not '" + key + "'");
 		}
-		return this.tokens.applyAsLong(key);
+		return token(key);
 	}
 
 	@Override
 	public LeaseState leaseState() {
-		return this.state.get();
+		return state();
 	}
 
 	@Override

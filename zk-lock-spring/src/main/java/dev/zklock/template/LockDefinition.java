@@ -52,6 +52,15 @@ public final class LockDefinition {
 	}
 
 	/**
+	 * A definition with a name and a wait only, as the shorter template methods take them, in
+	 * one step: those run on every call.
+	 */
+	static LockDefinition of(String name, @Nullable Duration wait) {
+		LockDefinition named = named(name);
+		return (wait != null) ? named.withWait(wait) : named;
+	}
+
+	/**
 	 * Return a copy with another wait.
 	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null} uses
 	 * the registry's default wait

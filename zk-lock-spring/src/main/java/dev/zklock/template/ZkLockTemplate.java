@@ -89,7 +89,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key, @Nullable Duration wait,
 			LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.named(name).withWait(wait), List.of(key), task);
+		return execute(LockDefinition.of(name, wait), List.of(key), task);
 	}
 
 	/**
@@ -108,7 +108,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, Collection<String> keys,
 			@Nullable Duration wait, LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.named(name).withWait(wait), keys, task);
+		return execute(LockDefinition.of(name, wait), keys, task);
 	}
 
 	/**
@@ -161,7 +161,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 */
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
 			Collection<String> keys, @Nullable Duration wait, LockedTask<S, E> task) throws E {
-		return executeAsync(LockDefinition.named(name).withWait(wait), keys, task);
+		return executeAsync(LockDefinition.of(name, wait), keys, task);
 	}
 
 	/**
@@ -188,7 +188,7 @@ public class ZkLockTemplate implements AutoCloseable {
 		S stage;
 		ZkLease lease;
 		try {
-			stage = LockContextHolder.runWith(hold.context(), task);
+			stage = LockContextHolder.runWith(hold, task);
 			if (stage == null) {
 				hold.end(null);
 				return null;
@@ -226,7 +226,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * cannot share a thread's hold
 	 */
 	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration wait) {
-		return acquireLease(LockDefinition.named(name).withWait(wait), keys);
+		return acquireLease(LockDefinition.of(name, wait), keys);
 	}
 
 	/**
@@ -249,7 +249,7 @@ public class ZkLockTemplate implements AutoCloseable {
 			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
 			ZkLease lease = lock.toLease();
 			return new ObservedLease(lease, hold,
-					(context != null) ? context : new HeldLockContext(definition.name(), hold.keys,
+					(context != null) ? context : HeldLockContext.of(definition.name(), hold.keys,
 							(key) -> lease.fencingToken(), lease::state));
 		}
 		catch (RuntimeException | Error ex) {
@@ -424,7 +424,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * One hold of some keys by this template: the work's context while it runs, and its end,
 	 * now or, with a minimum hold, once that has passed.
 	 */
-	private final class Hold {
+	private final class Hold extends HeldLockContext {
 
 		private final LockDefinition definition;
 
@@ -437,9 +437,14 @@ public class ZkLockTemplate implements AutoCloseable {
 		private final long acquiredAt = System.nanoTime();
 
 		Hold(LockDefinition definition, ZkLock lock, Collection<String> keys, @Nullable Observation held) {
+			this(definition, lock, List.copyOf(keys), held);
+		}
+
+		private Hold(LockDefinition definition, ZkLock lock, List<String> keys, @Nullable Observation held) {
+			super(definition.name(), keys);
 			this.definition = definition;
 			this.lock = lock;
-			this.keys = List.copyOf(keys);
+			this.keys = keys;
 			this.held = held;
 			if (held != null) {
 				for (String key : this.keys) {
@@ -451,7 +456,7 @@ public class ZkLockTemplate implements AutoCloseable {
 		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
 			T result;
 			try {
-				result = LockContextHolder.runWith(context(), task);
+				result = LockContextHolder.runWith(this, task);
 			}
 			catch (Throwable ex) {
 				end(ex);
@@ -462,12 +467,16 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 
 		/**
-		 * The context of this thread's hold: tokens and state are read from it when asked.
+		 * As this thread's context: tokens and state are read from its hold when asked.
 		 */
-		LockContext context() {
-			ZkLockRegistry registry = ZkLockTemplate.this.registry;
-			return new HeldLockContext(this.definition.name(), this.keys,
-					(key) -> registry.obtain(key).fencingToken(), this.lock::leaseState);
+		@Override
+		long token(String key) {
+			return ZkLockTemplate.this.registry.obtain(key).fencingToken();
+		}
+
+		@Override
+		LeaseState state() {
+			return this.lock.leaseState();
 		}
 
 		/**
@@ -478,7 +487,7 @@ public class ZkLockTemplate implements AutoCloseable {
 			for (String key : this.keys) {
 				tokens.put(key, ZkLockTemplate.this.registry.obtain(key).fencingToken());
 			}
-			return new HeldLockContext(this.definition.name(), this.keys, tokens::get, this.lock::leaseState);
+			return HeldLockContext.of(this.definition.name(), this.keys, tokens::get, this.lock::leaseState);
 		}
 
 		/**
