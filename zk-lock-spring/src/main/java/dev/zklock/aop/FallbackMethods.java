@@ -8,17 +8,21 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.LockAcquisitionException;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * Finds and checks the fallback method a {@code @DistributedLock} names: a method of the same
- * class (or a superclass), of any visibility, taking the locked method's parameters, optionally
- * followed by the {@link LockAcquisitionException}, and returning what the locked method may
- * return.
+ * class (or a superclass), of any visibility, other than the locked method itself, taking the
+ * locked method's parameters (or wider types), optionally followed by the
+ * {@link LockAcquisitionException}, returning what the locked method may return, and not locked
+ * itself: it is called on the target object, where no annotation of its own would apply.
  */
 final class FallbackMethods {
 
@@ -33,24 +37,29 @@ final class FallbackMethods {
 	static NotAcquired.Fallback find(String name, Method method, Class<?> userClass, Class<?> returnType,
 			String description) {
 		List<Method> named = new ArrayList<>();
-		ReflectionUtils.doWithMethods(userClass, named::add,
-				(candidate) -> candidate.getName().equals(name) && !candidate.isBridge());
+		// The locked method is never its own fallback: called on the target, its body would run unlocked
+		ReflectionUtils.doWithMethods(userClass, named::add, (candidate) -> candidate.getName().equals(name)
+				&& !candidate.isBridge() && !isTheLockedMethod(candidate, method, userClass));
+		if (named.isEmpty() && name.equals(method.getName())
+				&& ReflectionUtils.findMethod(userClass, name, method.getParameterTypes()) != null) {
+			throw invalid(description, name, "its fallback '" + name + "' is the locked method itself, which "
+					+ "would then run without its lock", "Name another method as the fallback");
+		}
 		if (named.isEmpty()) {
 			throw invalid(description, name, "there is no method named '" + name + "' in " + userClass.getName(),
 					"Declare " + signature(name, method, returnType, true) + " or "
 							+ signature(name, method, returnType, false) + " in " + userClass.getSimpleName()
 							+ ", or fix the name in fallback");
 		}
-		Class<?>[] parameters = method.getParameterTypes();
+		Class<?>[] parameters = resolvedParameters(method, userClass);
 		Method withFailure = null;
 		Method plain = null;
 		for (Method candidate : named) {
-			Class<?>[] candidateParameters = candidate.getParameterTypes();
-			if (Arrays.equals(candidateParameters, parameters)) {
+			Class<?>[] candidateParameters = resolvedParameters(candidate, userClass);
+			if (candidateParameters.length == parameters.length && accepts(candidateParameters, parameters)) {
 				plain = (plain != null) ? plain : candidate;
 			}
-			else if (candidateParameters.length == parameters.length + 1
-					&& Arrays.equals(candidateParameters, 0, parameters.length, parameters, 0, parameters.length)
+			else if (candidateParameters.length == parameters.length + 1 && accepts(candidateParameters, parameters)
 					&& candidateParameters[parameters.length].isAssignableFrom(LockAcquisitionException.class)) {
 				withFailure = (withFailure != null) ? withFailure : candidate;
 			}
@@ -59,7 +68,7 @@ final class FallbackMethods {
 		if (fallback == null) {
 			throw invalid(description, name,
 					"its fallback '" + name + "' must take the same parameters as the method ("
-							+ simpleNames(parameters) + "), optionally followed by a LockAcquisitionException, but "
+							+ simpleNames(method.getParameterTypes()) + "), optionally followed by a LockAcquisitionException, but "
 							+ userClass.getSimpleName() + " has only "
 							+ named.stream().map(FallbackMethods::describe).collect(Collectors.joining(", ")),
 					"Declare " + signature(name, method, returnType, true));
@@ -72,7 +81,45 @@ final class FallbackMethods {
 							+ ", which the method, returning " + returnType.getName() + ", cannot return",
 					"Make " + name + " return " + returnType.getSimpleName());
 		}
+		if (AnnotatedElementUtils.hasAnnotation(fallback, DistributedLock.class)) {
+			// Called on the target, not through the proxy: its own lock would silently not be taken
+			throw invalid(description, name,
+					"its fallback " + describe(fallback) + " has its own @DistributedLock, which would not apply: "
+							+ "the fallback is called on the target object, not through the proxy, so it would run "
+							+ "without that lock",
+					"Remove @DistributedLock from " + name + " and lock what it needs in code (ZkLockTemplate), "
+							+ "or call another bean's locked method from it");
+		}
 		return new NotAcquired.Fallback(fallback, fallback == withFailure);
+	}
+
+	private static boolean isTheLockedMethod(Method candidate, Method method, Class<?> userClass) {
+		return candidate.equals(method) || AopUtils.getMostSpecificMethod(candidate, userClass)
+			.equals(AopUtils.getMostSpecificMethod(method, userClass));
+	}
+
+	/**
+	 * The parameter types as the target class sees them, generics resolved.
+	 */
+	private static Class<?>[] resolvedParameters(Method method, Class<?> userClass) {
+		Class<?>[] types = new Class<?>[method.getParameterCount()];
+		for (int i = 0; i < types.length; i++) {
+			types[i] = ResolvableType.forMethodParameter(method, i, userClass).resolve(method.getParameterTypes()[i]);
+		}
+		return types;
+	}
+
+	/**
+	 * Whether a fallback's leading parameters take the locked method's arguments: the same types
+	 * or wider ones.
+	 */
+	private static boolean accepts(Class<?>[] candidate, Class<?>[] arguments) {
+		for (int i = 0; i < arguments.length; i++) {
+			if (!ClassUtils.isAssignable(candidate[i], arguments[i])) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

@@ -199,10 +199,17 @@ final class LockOperationSource {
 		LockOperation.ReturnKind kind = suspending ? LockOperation.ReturnKind.SUSPENDING
 				: returnKind(specificMethod, returnType, adapter, description);
 		NotAcquired notAcquired = notAcquired(annotation, specificMethod, userClass, returnType, kind, description);
-		LockDefinition definition = LockDefinition.named(name(annotation, specificMethod, userClass, description))
-			.withWait(maxWait(annotation, description))
-			.withHoldAtLeast(duration(annotation.holdAtLeast(), "holdAtLeast", description))
-			.withWhenBusy(notAcquired.whenBusy());
+		LockDefinition definition;
+		try {
+			definition = LockDefinition.named(name(annotation, specificMethod, userClass, description))
+				.withWait(maxWait(annotation, description))
+				.withHoldAtLeast(duration(annotation.holdAtLeast(), "holdAtLeast", description))
+				.withWhenBusy(notAcquired.whenBusy());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockDeclarationException(description, null, ex.getMessage(),
+					"Give name a non-blank value and holdAtLeast a duration of at most 100 years");
+		}
 		return new LockOperation(specificMethod, userClass, expression, parsed, definition, elementKey, kind, adapter,
 				notAcquired);
 	}
@@ -315,7 +322,18 @@ final class LockOperationSource {
 						"Return a wrapper type (" + org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(returnType)
 							.getSimpleName() + ", null when skipped), an Optional, or void; or name a fallback method");
 			}
-			return new NotAcquired.Skip(returnType);
+			NotAcquired.Skip skip = new NotAcquired.Skip(returnType);
+			try {
+				skip.nothing();
+			}
+			catch (RuntimeException ex) {
+				throw new InvalidLockDeclarationException(description, null,
+						"onLocked = SKIP needs an empty " + returnType.getName() + " to return when the method is "
+								+ "skipped, and none can be made (" + ex.getMessage() + ")",
+						"Declare the return type as an interface such as List, Set, Queue or Map, or Optional, or "
+								+ "name a fallback method");
+			}
+			return skip;
 		}
 		return NotAcquired.THROW;
 	}

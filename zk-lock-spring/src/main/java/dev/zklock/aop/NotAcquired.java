@@ -116,6 +116,13 @@ abstract sealed class NotAcquired {
 			if (CompletionStage.class.isAssignableFrom(type)) {
 				return CompletableFuture.completedFuture(null);
 			}
+			if (type == java.util.Queue.class || type == java.util.Deque.class) {
+				// CollectionFactory makes neither
+				return new java.util.ArrayDeque<>(0);
+			}
+			if (type == Iterable.class) {
+				return java.util.List.of();
+			}
 			if (Collection.class.isAssignableFrom(type)) {
 				return CollectionFactory.createCollection(type, 0);
 			}

@@ -94,24 +94,32 @@ final class ReactiveLocking {
 	 */
 	private static Mono<Acquisition> acquire(ZkLockTemplate template, LockDefinition definition,
 			Collection<String> keys) {
-		Acquisition acquisition = new Acquisition();
-		CompletableFuture<ZkLease> lease = CompletableFuture.supplyAsync(() -> {
+		Acquisition acquisition = new Acquisition(template);
+		// Never completed exceptionally: a failure that arrives after a cancellation is then not
+		// an error Reactor drops (and logs at ERROR), just a value nobody reads
+		CompletableFuture<Object> attempt = CompletableFuture.supplyAsync(() -> {
 			try {
 				return template.acquireLease(definition, keys);
 			}
 			catch (LockAcquisitionException ex) {
-				throw new NotAcquiredSignal(ex);
+				return new NotAcquiredSignal(ex);
+			}
+			catch (RuntimeException ex) {
+				return ex;
 			}
 		}, ACQUIRING);
-		lease.whenComplete((acquired, failure) -> {
-			if (acquired != null) {
+		attempt.whenComplete((result, failure) -> {
+			if (result instanceof ZkLease acquired) {
 				acquisition.arrived(acquired);
 			}
 		});
 		// Also on delivery: whichever of the two callbacks runs first, the lease is known before use
-		return Mono.fromFuture(lease, true).map((acquired) -> {
-			acquisition.arrived(acquired);
-			return acquisition;
+		return Mono.fromFuture(attempt, true).flatMap((result) -> {
+			if (result instanceof ZkLease acquired) {
+				acquisition.arrived(acquired);
+				return Mono.just(acquisition);
+			}
+			return Mono.error((Throwable) result);
 		}).doOnCancel(acquisition::abandon);
 	}
 
@@ -163,7 +171,13 @@ final class ReactiveLocking {
 
 		private final AtomicInteger state = new AtomicInteger(PENDING);
 
+		private final ZkLockTemplate template;
+
 		private volatile @Nullable ZkLease lease;
+
+		Acquisition(ZkLockTemplate template) {
+			this.template = template;
+		}
 
 		ZkLease lease() {
 			ZkLease arrived = this.lease;
@@ -176,7 +190,7 @@ final class ReactiveLocking {
 		void arrived(ZkLease lease) {
 			this.lease = lease;
 			if (this.state.get() == ABANDONED) {
-				lease.release();
+				this.template.releaseUnused(lease);
 			}
 		}
 
@@ -188,7 +202,7 @@ final class ReactiveLocking {
 			if (this.state.compareAndSet(PENDING, ABANDONED)) {
 				ZkLease arrived = this.lease;
 				if (arrived != null) {
-					arrived.release();
+					this.template.releaseUnused(arrived);
 				}
 			}
 		}

@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockDefinition {
 
+	/** The longest minimum hold: far beyond any schedule, and within a nanosecond deadline. */
+	static final Duration MAX_HOLD_AT_LEAST = Duration.ofDays(36_500);
+
 	private final String name;
 
 	private final @Nullable Duration wait;
@@ -81,12 +84,17 @@ public final class LockDefinition {
 	 * reentrant: a thread that holds one of its keys already finds it busy.
 	 * @param holdAtLeast the minimum hold, {@code null} or zero for none
 	 * @return the copy
-	 * @throws IllegalArgumentException if the duration is negative
+	 * @throws IllegalArgumentException if the duration is negative or over 100 years
 	 */
 	public LockDefinition withHoldAtLeast(@Nullable Duration holdAtLeast) {
 		if (holdAtLeast != null && holdAtLeast.isNegative()) {
 			throw new IllegalArgumentException("The minimum hold of lock '" + this.name
 					+ "' must not be negative, but was " + holdAtLeast);
+		}
+		if (holdAtLeast != null && holdAtLeast.compareTo(MAX_HOLD_AT_LEAST) > 0) {
+			// Its end could not be computed as a deadline: it would never come
+			throw new IllegalArgumentException("The minimum hold of lock '" + this.name + "' must be at most "
+					+ MAX_HOLD_AT_LEAST.toDays() + " days, but was " + holdAtLeast);
 		}
 		Duration minimum = (holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null;
 		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy);

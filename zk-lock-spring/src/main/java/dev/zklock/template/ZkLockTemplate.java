@@ -186,17 +186,23 @@ public class ZkLockTemplate implements AutoCloseable {
 		ZkLock lock = heldByNoOne(definition, keys);
 		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
 		S stage;
-		ZkLease lease;
 		try {
 			stage = LockContextHolder.runWith(hold, task);
-			if (stage == null) {
-				hold.end(null);
-				return null;
-			}
-			lease = lock.toLease();
 		}
 		catch (Throwable ex) {
 			hold.end(ex);
+			throw ex;
+		}
+		if (stage == null) {
+			hold.end(null);
+			return null;
+		}
+		ZkLease lease;
+		try {
+			lease = lock.toLease();
+		}
+		catch (RuntimeException ex) {
+			release(lock, hold, ex);
 			throw ex;
 		}
 		// Whatever the stage is (some throw from isDone()), the release follows its completion
@@ -276,6 +282,21 @@ public class ZkLockTemplate implements AutoCloseable {
 			throw new IllegalArgumentException(lease + " did not come from ZkLockTemplate.acquireLease");
 		}
 		return LockContextHolder.runWith(observed.context, task);
+	}
+
+	/**
+	 * Release a lease from {@link #acquireLease} whose work never started (a subscription
+	 * cancelled while it waited, say): at once, whatever its minimum hold, which exists to
+	 * space out runs of the work and there was none.
+	 * @param lease a lease from this template's {@code acquireLease}
+	 */
+	public void releaseUnused(ZkLease lease) {
+		if (lease instanceof ObservedLease observed) {
+			observed.releaseNow();
+		}
+		else {
+			lease.release();
+		}
 	}
 
 	/**
@@ -448,7 +469,8 @@ public class ZkLockTemplate implements AutoCloseable {
 			this.held = held;
 			if (held != null) {
 				for (String key : this.keys) {
-					ZkLockTemplate.this.holders.put(key, this);
+					// A key held already by an outer hold keeps the outer name
+					ZkLockTemplate.this.holders.putIfAbsent(key, this);
 				}
 			}
 		}
@@ -507,6 +529,11 @@ public class ZkLockTemplate implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				release(this.lock, this, failure);
+				if (failure != null) {
+					// The work's own failure is what the caller must see
+					failure.addSuppressed(ex);
+					return;
+				}
 				throw ex;
 			}
 			endLater(lease);
@@ -597,6 +624,17 @@ public class ZkLockTemplate implements AutoCloseable {
 			}
 			finally {
 				this.hold.finished();
+			}
+		}
+
+		void releaseNow() {
+			if (this.released.compareAndSet(false, true)) {
+				try {
+					this.lease.release();
+				}
+				finally {
+					this.hold.finished();
+				}
 			}
 		}
 

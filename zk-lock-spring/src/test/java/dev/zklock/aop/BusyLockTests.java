@@ -227,6 +227,60 @@ class BusyLockTests {
 		assertThat(this.jobs.contextMono().block(Duration.ofSeconds(10))).isEqualTo("mono:Jobs.contextMono");
 	}
 
+	@Test
+	void skipOnAQueueReturnsAnEmptyQueue() throws Exception {
+		start();
+		ZkLock held = holdElsewhere("nightly");
+		assertThat(this.jobs.skipQueue()).isEmpty();
+		assertThat(this.jobs.calls()).isZero();
+		held.unlock();
+	}
+
+	@Test
+	void aReactiveWaitCancelledWithAMinimumHoldGivesTheLockBackAtOnce() throws Exception {
+		start();
+		List<Throwable> dropped = new CopyOnWriteArrayList<>();
+		reactor.core.publisher.Hooks.onErrorDropped(dropped::add);
+		try {
+			ZkLock held = holdElsewhere("rx-hold");
+			reactor.core.Disposable subscription = this.jobs.reactiveWithMinimum().subscribe();
+			eventually().until(() -> !this.zk.children("/locks/rx-hold").isEmpty()
+					&& this.zk.children("/locks/rx-hold").size() == 2);
+			subscription.dispose();
+			held.unlock();
+			// The wait then succeeds for nobody: the lease goes back at once, not after its 10 s
+			eventually().atMost(Duration.ofSeconds(8))
+				.untilAsserted(() -> assertThat(this.zk.children("/locks/rx-hold")).isEmpty());
+			assertThat(this.jobs.calls()).isZero();
+			// A wait that fails after its subscriber left is not an error anyone must hear of
+			ZkLock again = holdElsewhere("rx-drop");
+			reactor.core.Disposable failing = this.jobs.reactiveShortWait().subscribe();
+			eventually().until(() -> this.zk.children("/locks/rx-drop").size() == 2);
+			failing.dispose();
+			Thread.sleep(700);
+			assertThat(dropped).isEmpty();
+			again.unlock();
+		}
+		finally {
+			reactor.core.publisher.Hooks.resetOnErrorDropped();
+		}
+	}
+
+	@Test
+	void aPartlyReentrantHoldKeepsTheOuterName() throws Exception {
+		start();
+		ZkLockTemplate template = this.context.getBean(ZkLockTemplate.class);
+		List<Map<String, String>> names = new ArrayList<>();
+		template.execute("outer", List.of("p"), null, () -> {
+			template.execute("inner", List.of("p", "r"), null, () -> names.add(template.holderNames()));
+			names.add(template.holderNames());
+			return null;
+		});
+		assertThat(names.get(0)).containsEntry("p", "outer").containsEntry("r", "inner");
+		assertThat(names.get(1)).containsOnly(Map.entry("p", "outer"));
+		assertThat(template.holderNames()).isEmpty();
+	}
+
 	/**
 	 * Records {@code name:outcome} of every finished wait.
 	 */
@@ -273,6 +327,26 @@ class BusyLockTests {
 		@org.springframework.beans.factory.annotation.Autowired
 		void setSelf(@org.springframework.context.annotation.Lazy Jobs self) {
 			this.self = self;
+		}
+
+		@DistributedLock(key = "'nightly'", name = "Jobs.skip", waitMs = 0, onLocked = OnLocked.SKIP)
+		public java.util.Queue<String> skipQueue() {
+			this.calls.incrementAndGet();
+			return new java.util.ArrayDeque<>(List.of("ran"));
+		}
+
+		@DistributedLock(key = "'rx-hold'", waitAtMost = "20s", holdAtLeast = "10s")
+		public Mono<String> reactiveWithMinimum() {
+			return Mono.fromCallable(() -> {
+				this.calls.incrementAndGet();
+				return "rx";
+			});
+		}
+
+		@DistributedLock(key = "'rx-drop'", waitMs = 300)
+		public Mono<String> reactiveShortWait() {
+			this.calls.incrementAndGet();
+			return Mono.just("drop");
 		}
 
 		@DistributedLock(key = "'nightly'", name = "Jobs.skip", waitMs = 0, onLocked = OnLocked.SKIP)

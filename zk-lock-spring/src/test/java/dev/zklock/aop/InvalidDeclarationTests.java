@@ -163,6 +163,29 @@ class InvalidDeclarationTests {
 	}
 
 	@Test
+	void fallbackThatIsTheLockedMethodItself() {
+		assertFailsStartup(SelfFallback.class, "work(String)", null,
+				"its fallback 'work' is the locked method itself, which would then run without its lock");
+	}
+
+	@Test
+	void fallbackWithItsOwnLock() {
+		assertFailsStartup(LockedFallback.class, "a()", null,
+				"its fallback viaB() has its own @DistributedLock, which would not apply");
+	}
+
+	@Test
+	void skipWithAReturnTypeThatHasNoEmptyValue() {
+		assertFailsStartup(SkipEnumSet.class, "run()", null,
+				"onLocked = SKIP needs an empty java.util.EnumSet to return when the method is skipped");
+	}
+
+	@Test
+	void holdAtLeastBeyondAnyDeadline() {
+		assertFailsStartup(ForeverHold.class, "run()", null, "must be at most 36500 days, but was PT4800000H");
+	}
+
+	@Test
 	void expressionsThatCanWorkStart() throws Exception {
 		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidExpressions.class)) {
 			ValidExpressions valid = context.getBean(ValidExpressions.class);
@@ -292,6 +315,52 @@ class InvalidDeclarationTests {
 	}
 
 	public record Order(Customer customer) {
+	}
+
+	public static class SelfFallback {
+
+		@DistributedLock(key = "'self'", fallback = "work")
+		public String work(String id) {
+			return id;
+		}
+
+	}
+
+	public static class LockedFallback {
+
+		@DistributedLock(key = "'a'", fallback = "viaB")
+		public String a() {
+			return "a";
+		}
+
+		@DistributedLock(key = "'b'")
+		public String viaB() {
+			return "b";
+		}
+
+	}
+
+	public enum Color {
+
+		RED
+
+	}
+
+	public static class SkipEnumSet {
+
+		@DistributedLock(key = "'k'", onLocked = dev.zklock.annotation.OnLocked.SKIP)
+		public java.util.EnumSet<Color> run() {
+			return java.util.EnumSet.of(Color.RED);
+		}
+
+	}
+
+	public static class ForeverHold {
+
+		@DistributedLock(key = "'k'", holdAtLeast = "200000d")
+		public void run() {
+		}
+
 	}
 
 	public static class SkipPrimitive {
