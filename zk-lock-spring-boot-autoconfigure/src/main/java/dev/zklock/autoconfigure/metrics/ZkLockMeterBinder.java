@@ -1,5 +1,8 @@
 package dev.zklock.autoconfigure.metrics;
 
+import java.util.EnumMap;
+import java.util.Map;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,6 +18,11 @@ import dev.zklock.core.ZkLockRegistry;
  * {@code zklock.waiting} (threads waiting), {@code zklock.handoffs} (local hand-offs),
  * {@code zklock.lost} (locks lost while held) and {@code zklock.session.events} (connection
  * state changes, tagged {@code state}). Lock keys are never tags: they are unbounded.
+ * <p>
+ * Every meter is registered when bound, at zero, including one {@code zklock.session.events}
+ * counter per connection state: an alert on {@code zklock.lost} or on
+ * {@code zklock.session.events{state="LOST"}} must see a series before the first loss, not
+ * only after it.
  *
  * @author zk-lock
  */
@@ -44,6 +52,15 @@ public class ZkLockMeterBinder implements MeterBinder {
 		Counter lost = Counter.builder("zklock.lost")
 			.description("Locks whose ZooKeeper session expired while held")
 			.register(meterRegistry);
+		// Registered up front, not on the first event, so that the series exist at startup
+		Map<ConnectionState, Counter> sessionEvents = new EnumMap<>(ConnectionState.class);
+		for (ConnectionState state : ConnectionState.values()) {
+			sessionEvents.put(state,
+					Counter.builder("zklock.session.events")
+						.description("ZooKeeper connection state changes, by new state")
+						.tag("state", state.name())
+						.register(meterRegistry));
+		}
 		this.registry.addListener(new ZkLockListener() {
 
 			@Override
@@ -60,11 +77,7 @@ public class ZkLockMeterBinder implements MeterBinder {
 
 			@Override
 			public void connectionStateChanged(ConnectionState state) {
-				Counter.builder("zklock.session.events")
-					.description("ZooKeeper connection state changes")
-					.tag("state", state.name())
-					.register(meterRegistry)
-					.increment();
+				sessionEvents.get(state).increment();
 			}
 
 		});

@@ -1,6 +1,7 @@
 package dev.zklock.autoconfigure.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.ZkLockRegistry;
@@ -14,7 +15,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
  * zk-lock's Micrometer gauges and counters. Without Micrometer on the classpath nothing is
- * bound; without a {@code MeterRegistry} bean the binder is never bound and records nothing.
+ * bound; without a {@code MeterRegistry} bean the binder is never bound and records nothing. A
+ * {@link MeterFilter} describes the timers made from the {@code zklock.acquire} and
+ * {@code zklock.held} observations.
  *
  * @author zk-lock
  */
@@ -27,6 +30,11 @@ public final class ZkLockMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	ZkLockMeterBinder zkLockMeterBinder(ZkLockRegistry registry) {
 		return new ZkLockMeterBinder(registry);
+	}
+
+	@Bean
+	MeterFilter zkLockObservationMeterDescriptions() {
+		return new ZkLockObservationMeterDescriptions();
 	}
 
 }

@@ -1,6 +1,9 @@
 package dev.zklock.autoconfigure.metrics;
 
 import java.time.Duration;
+import java.util.List;
+
+import org.apache.curator.framework.state.ConnectionState;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,12 +17,15 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -105,6 +111,54 @@ class ZkLockMetricsTests {
 	}
 
 	@Test
+	void everyMeterIsDescribedAndAlertableSeriesExistAtStartup() {
+		runner().run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			// before any lock call: what users alert on the absence of is already there, at 0
+			assertThat(meters.get("zklock.lost").counter().count()).isZero();
+			for (ConnectionState state : List.of(ConnectionState.SUSPENDED, ConnectionState.LOST,
+					ConnectionState.RECONNECTED, ConnectionState.READ_ONLY)) {
+				assertThat(meters.get("zklock.session.events").tag("state", state.name()).counter().count())
+					.as("zklock.session.events{state=%s}", state)
+					.isZero();
+			}
+			lockThroughEveryPath(context.getBean(Billing.class), context.getBean(ZkLockTemplate.class));
+			List<Meter> zkLockMeters = zkLockMeters(meters);
+			assertThat(zkLockMeters).extracting((meter) -> meter.getId().getName())
+				.contains("zklock.active", "zklock.waiting", "zklock.handoffs", "zklock.lost", "zklock.session.events",
+						"zklock.acquire", "zklock.acquire.active", "zklock.held", "zklock.held.active");
+			assertThat(zkLockMeters).allSatisfy((meter) -> assertThat(meter.getId().getDescription())
+				.as("description of %s", meter.getId())
+				.isNotBlank());
+		});
+	}
+
+	@Test
+	void prometheusScrapeHasNoEmptyHelpLine() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
+					AopAutoConfiguration.class, MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, PrometheusMetricsExportAutoConfiguration.class,
+					ObservationAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withUserConfiguration(Config.class)
+			.run((context) -> {
+				lockThroughEveryPath(context.getBean(Billing.class), context.getBean(ZkLockTemplate.class));
+				String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
+				List<String> help = scrape.lines().filter((line) -> line.startsWith("# HELP zklock_")).toList();
+				// the observation timers and long task timers, and the binder's gauges and counters
+				assertThat(help).anyMatch((line) -> line.startsWith("# HELP zklock_acquire_seconds "))
+					.anyMatch((line) -> line.startsWith("# HELP zklock_acquire_active_seconds "))
+					.anyMatch((line) -> line.startsWith("# HELP zklock_held_seconds "))
+					.anyMatch((line) -> line.startsWith("# HELP zklock_held_active_seconds "))
+					.anyMatch((line) -> line.startsWith("# HELP zklock_session_events_total "))
+					.anyMatch((line) -> line.startsWith("# HELP zklock_lost_total "));
+				assertThat(help).allSatisfy((line) -> assertThat(line).matches("# HELP zklock_\\w+ \\S.*"));
+				assertThat(scrape).contains("zklock_session_events_total{state=\"LOST\"} 0.0");
+			});
+	}
+
+	@Test
 	void withoutMeterRegistryNothingFails() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
@@ -117,12 +171,22 @@ class ZkLockMetricsTests {
 			});
 	}
 
+	private static void lockThroughEveryPath(Billing billing, ZkLockTemplate template) {
+		billing.charge("described");
+		assertThat(billing.chargeIfFree("described")).isEqualTo("charged described");
+		template.execute("described-report", "report", null, () -> "done");
+	}
+
+	private static List<Meter> zkLockMeters(MeterRegistry meters) {
+		return meters.getMeters().stream().filter((meter) -> meter.getId().getName().startsWith("zklock.")).toList();
+	}
+
 	private static void awaitSessionEvent(MeterRegistry meters, String state) {
-		// find(), not get(): Awaitility retries a failed assertion, but not the exception get() throws
+		// the counter exists from startup at 0: wait for it to count, not to appear
 		await().atMost(Duration.ofSeconds(40))
-			.untilAsserted(() -> assertThat(meters.find("zklock.session.events").tag("state", state).counter())
-				.as("a %s session event", state)
-				.isNotNull());
+			.untilAsserted(() -> assertThat(meters.get("zklock.session.events").tag("state", state).counter().count())
+				.as("%s session events", state)
+				.isPositive());
 	}
 
 	public static class Billing {

@@ -14,6 +14,7 @@ import dev.zklock.core.ZkLockRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,6 +52,9 @@ class ZooKeeperContainerConnectionDetailsFactoryTests {
 		}
 	}
 
+	// @Configuration: without it Spring's test context does not detect the nested class, and
+	// nothing is auto-configured
+	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration(ZkLockAutoConfiguration.class)
 	static class TestConfiguration {
 
