@@ -334,17 +334,25 @@ public class ZkLockTemplate implements AutoCloseable {
 	 */
 	private ZkLock heldByNoOne(LockDefinition definition, Collection<String> keys) {
 		ZkLock lock = this.registry.obtainAll(keys);
-		if (definition.holdAtLeast() != null) {
-			return lock;
-		}
-		for (String key : keys) {
-			if (this.registry.obtain(key).isHeldByCurrentThread()) {
-				throw new IllegalStateException("Cannot lock '" + key + "' for work that outlives this call: the thread "
-						+ Thread.currentThread().getName() + " already holds it, and its hold ends before that work "
-						+ "does. Start the work outside the code that holds '" + key + "'.");
-			}
+		String held = (definition.holdAtLeast() == null) ? heldHere(keys) : null;
+		if (held != null) {
+			throw new IllegalStateException("Cannot lock '" + held + "' for work that outlives this call: the thread "
+					+ Thread.currentThread().getName() + " already holds it, and its hold ends before that work "
+					+ "does. Start the work outside the code that holds '" + held + "'.");
 		}
 		return lock;
+	}
+
+	/**
+	 * Return the first of the keys this thread holds already, if any.
+	 */
+	private @Nullable String heldHere(Collection<String> keys) {
+		for (String key : keys) {
+			if (this.registry.obtain(key).isHeldByCurrentThread()) {
+				return key;
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -393,14 +401,12 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * holds a key already cannot take it again; it finds the lock busy.
 	 */
 	private void notHeldHere(LockDefinition definition, Collection<String> keys) {
-		for (String key : keys) {
-			if (this.registry.obtain(key).isHeldByCurrentThread()) {
-				throw new LockAcquisitionException(key, this.registry.lockPath(key), Duration.ZERO,
-						LockAcquisitionException.Reason.HELD_LOCALLY,
-						"by this very thread, and a lock held at least " + definition.holdAtLeast()
-								+ " is not reentrant",
-						null);
-			}
+		String held = heldHere(keys);
+		if (held != null) {
+			throw new LockAcquisitionException(held, this.registry.lockPath(held), Duration.ZERO,
+					LockAcquisitionException.Reason.HELD_LOCALLY,
+					"by this very thread, and a lock held at least " + definition.holdAtLeast() + " is not reentrant",
+					null);
 		}
 	}
 
@@ -619,22 +625,21 @@ public class ZkLockTemplate implements AutoCloseable {
 				this.hold.endLater(this.lease);
 				return;
 			}
+			end();
+		}
+
+		void releaseNow() {
+			if (this.released.compareAndSet(false, true)) {
+				end();
+			}
+		}
+
+		private void end() {
 			try {
 				this.lease.release();
 			}
 			finally {
 				this.hold.finished();
-			}
-		}
-
-		void releaseNow() {
-			if (this.released.compareAndSet(false, true)) {
-				try {
-					this.lease.release();
-				}
-				finally {
-					this.hold.finished();
-				}
 			}
 		}
 

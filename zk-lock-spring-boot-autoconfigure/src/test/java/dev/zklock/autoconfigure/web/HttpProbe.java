@@ -16,12 +16,25 @@ import dev.zklock.core.ZkLockRegistry;
 
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.HttpHeaders;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What the web tests share: real HTTP requests to a started application, the JSON of the
  * answers, and a lock held by a participant of its own ZooKeeper session.
  */
 final class HttpProbe {
+
+	/**
+	 * Assert a plain server error: a 500 that is no problem response and says not to retry.
+	 */
+	static void assertPlainServerError(HttpResponse<String> response) {
+		assertThat(response.statusCode()).isEqualTo(500);
+		assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE).orElse(""))
+			.doesNotContain("problem");
+		assertThat(response.headers().firstValue(HttpHeaders.RETRY_AFTER)).isEmpty();
+	}
 
 	/**
 	 * The key the test controllers lock: not a word of any title or detail, so a body that
