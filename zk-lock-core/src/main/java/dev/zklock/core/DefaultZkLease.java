@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class DefaultZkLease implements ZkLease {
 
-	private final ZkLockRegistry registry;
+	private final MutexEngine mutex;
 
 	private final String key;
 
@@ -22,8 +22,8 @@ final class DefaultZkLease implements ZkLease {
 
 	private @Nullable Lease lease;
 
-	DefaultZkLease(ZkLockRegistry registry, String key, String path) {
-		this.registry = registry;
+	DefaultZkLease(MutexEngine mutex, String key, String path) {
+		this.mutex = mutex;
 		this.key = key;
 		this.path = path;
 	}
@@ -57,7 +57,7 @@ final class DefaultZkLease implements ZkLease {
 	public void release() {
 		LockEntry held = this.entry;
 		if (held != null && this.released.compareAndSet(false, true)) {
-			this.registry.release(held, this);
+			this.mutex.release(held, this);
 		}
 	}
 

@@ -1,105 +1,22 @@
 package dev.zklock.core;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
-import org.jspecify.annotations.Nullable;
-
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its path; the
  * state lives in the registry's entry for the key, and only while someone holds or waits.
  */
-final class DefaultZkLock implements ZkLock {
+final class DefaultZkLock extends ThreadOwnedLock {
 
-	private final ZkLockRegistry registry;
+	private final MutexEngine mutex;
 
-	private final String key;
-
-	private final String path;
-
-	DefaultZkLock(ZkLockRegistry registry, String key, String path) {
-		this.registry = registry;
-		this.key = key;
-		this.path = path;
+	DefaultZkLock(MutexEngine mutex, String key, String path) {
+		super(key, path);
+		this.mutex = mutex;
 	}
 
 	@Override
-	public void lock() {
-		if (reenter()) {
-			return;
-		}
-		try {
-			this.registry.acquire(this.key, this.path, Thread.currentThread(), Deadline.never(), true,
-					Interrupts.deferred());
-		}
-		catch (AcquireFailure ex) {
-			throw ex.toException(this.key, this.path, Duration.ZERO);
-		}
-		catch (InterruptedException ex) {
-			throw new IllegalStateException("Uninterruptible lock was interrupted", ex);
-		}
-	}
-
-	@Override
-	public void lockInterruptibly() throws InterruptedException {
-		if (Thread.interrupted()) {
-			throw new InterruptedException();
-		}
-		if (reenter()) {
-			return;
-		}
-		try {
-			this.registry.acquire(this.key, this.path, Thread.currentThread(), Deadline.never(), true,
-					Interrupts.interruptible());
-		}
-		catch (AcquireFailure ex) {
-			throw ex.toException(this.key, this.path, Duration.ZERO);
-		}
-	}
-
-	@Override
-	public boolean tryLock() {
-		if (reenter()) {
-			return true;
-		}
-		Interrupts interrupts = Interrupts.deferred();
-		try {
-			this.registry.acquire(this.key, this.path, Thread.currentThread(), Deadline.after(0), false, interrupts);
-			return true;
-		}
-		catch (AcquireFailure ex) {
-			return failedAttempt(ex, Duration.ZERO);
-		}
-		catch (InterruptedException ex) {
-			throw new IllegalStateException("Uninterruptible attempt was interrupted", ex);
-		}
-	}
-
-	@Override
-	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-		if (Thread.interrupted()) {
-			throw new InterruptedException();
-		}
-		if (reenter()) {
-			return true;
-		}
-		Duration wait = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
-		try {
-			this.registry.acquire(this.key, this.path, Thread.currentThread(), Deadline.after(wait), !wait.isZero(),
-					Interrupts.interruptible());
-			return true;
-		}
-		catch (AcquireFailure ex) {
-			return failedAttempt(ex, wait);
-		}
-	}
-
-	@Override
-	public void acquire(Duration wait) {
-		if (reenter()) {
-			return;
-		}
-		this.registry.acquireOrThrow(this.key, this.path, Thread.currentThread(), wait);
+	void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		this.mutex.acquire(key(), path(), Thread.currentThread(), deadline, waitForOthers, interrupts);
 	}
 
 	@Override
@@ -108,13 +25,13 @@ final class DefaultZkLock implements ZkLock {
 		if (entry.decrementHolds() > 0) {
 			return;
 		}
-		this.registry.release(entry, Thread.currentThread());
+		this.mutex.release(entry, Thread.currentThread());
 	}
 
 	@Override
 	public ZkLease toLease() {
 		LockEntry entry = ownEntry();
-		DefaultZkLease lease = new DefaultZkLease(this.registry, this.key, this.path);
+		DefaultZkLease lease = new DefaultZkLease(this.mutex, key(), path());
 		entry.transfer(Thread.currentThread(), lease);
 		lease.acquired(entry);
 		return lease;
@@ -122,7 +39,7 @@ final class DefaultZkLock implements ZkLock {
 
 	@Override
 	public boolean isHeldByCurrentThread() {
-		LockEntry entry = this.registry.entry(this.key);
+		LockEntry entry = this.mutex.entry(path());
 		return entry != null && entry.ownerThread() == Thread.currentThread();
 	}
 
@@ -137,25 +54,16 @@ final class DefaultZkLock implements ZkLock {
 	}
 
 	@Override
-	public String key() {
-		return this.key;
-	}
-
-	@Override
-	public String path() {
-		return this.path;
-	}
-
-	@Override
 	public String toString() {
-		return "ZkLock[" + this.path + "]";
+		return "ZkLock[" + path() + "]";
 	}
 
 	/**
 	 * The reentrant fast path: no ZooKeeper request, no map write.
 	 */
-	private boolean reenter() {
-		LockEntry entry = this.registry.entry(this.key);
+	@Override
+	boolean reenter() {
+		LockEntry entry = this.mutex.entry(path());
 		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
 			entry.incrementHolds();
 			return true;
@@ -164,10 +72,10 @@ final class DefaultZkLock implements ZkLock {
 	}
 
 	private LockEntry ownEntry() {
-		LockEntry entry = this.registry.entry(this.key);
+		LockEntry entry = this.mutex.entry(path());
 		if (entry == null || entry.ownerThread() != Thread.currentThread()) {
 			throw new IllegalMonitorStateException(
-					"Lock '" + this.key + "' is not held by the current thread " + Thread.currentThread().getName());
+					"Lock '" + key() + "' is not held by the current thread " + Thread.currentThread().getName());
 		}
 		return entry;
 	}
@@ -175,16 +83,9 @@ final class DefaultZkLock implements ZkLock {
 	private Lease heldLease() {
 		Lease lease = ownEntry().lease();
 		if (lease == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.key + "' has no lease");
+			throw new IllegalMonitorStateException("Lock '" + key() + "' has no lease");
 		}
 		return lease;
-	}
-
-	private boolean failedAttempt(AcquireFailure ex, @Nullable Duration wait) {
-		if (ex.reason() == LockAcquisitionException.Reason.ERROR || ex.reason() == LockAcquisitionException.Reason.CLOSED) {
-			throw ex.toException(this.key, this.path, (wait != null) ? wait : Duration.ZERO);
-		}
-		return false;
 	}
 
 }

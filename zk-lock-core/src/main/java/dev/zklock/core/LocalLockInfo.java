@@ -9,16 +9,27 @@ import org.jspecify.annotations.Nullable;
  *
  * @param key the key
  * @param path the ZooKeeper path of the lock
- * @param held whether a thread or lease of this JVM holds it
- * @param holderThread the name of the holding thread, {@code null} if not held or held by a lease
+ * @param held whether a thread or lease of this JVM holds it, for reading or writing
+ * @param holderThread the name of the thread holding it exclusively (the mutex, or the write
+ * side of a read/write lock), {@code null} if none or held by a lease
  * @param heldSince when the current hold began, {@code null} if not held
  * @param waiters how many local threads wait for it
  * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
  * @param fencingToken the lease's fencing token, {@code null} if none
  * @param leaseState the lease's state, {@code null} if none
+ * @param kind the recipe the key is locked with
+ * @param readers how many threads of this JVM hold the read side of a read/write lock, sharing
+ * one read node; 0 for other recipes
  * @author zk-lock
  */
 public record LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread,
 		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
-		@Nullable LeaseState leaseState) {
+		@Nullable LeaseState leaseState, LockKind kind, int readers) {
+
+	LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
+			int waiters, @Nullable Lease lease, LockKind kind, int readers) {
+		this(key, path, held, holderThread, heldSince, waiters, (lease != null) ? lease.nodePath() : null,
+				(lease != null) ? lease.fencingToken() : null, (lease != null) ? lease.state() : null, kind, readers);
+	}
+
 }

@@ -3,8 +3,8 @@ package dev.zklock.core;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,11 +17,7 @@ import org.jspecify.annotations.Nullable;
  * out either was granted (and holds) or was never granted (and leaves the queue); no lease can
  * be left with nobody to release it.
  */
-final class LockEntry {
-
-	private final String key;
-
-	private final String path;
+final class LockEntry extends TableEntry {
 
 	private final Object mutex = new Object();
 
@@ -53,25 +49,11 @@ final class LockEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	/**
-	 * Threads and leases inside acquire or holding; -1 once the entry has left the registry's
-	 * map, after which it is never used again.
-	 */
-	private final AtomicInteger refs = new AtomicInteger(1);
-
 	LockEntry(String key, String path) {
-		this.key = key;
-		this.path = path;
+		super(key, path);
 	}
 
-	String key() {
-		return this.key;
-	}
-
-	String path() {
-		return this.path;
-	}
-
+	@Override
 	void noteRemoteWaiter() {
 		this.remoteWaiting = true;
 	}
@@ -111,37 +93,16 @@ final class LockEntry {
 	/**
 	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
 	 */
+	@Override
 	int waitingCount() {
 		synchronized (this.mutex) {
 			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
 		}
 	}
 
+	@Override
 	boolean isHeld() {
 		return this.heldSince != null;
-	}
-
-	/**
-	 * Count one more user, unless the entry has already left the map.
-	 */
-	boolean tryRetain() {
-		int current;
-		do {
-			current = this.refs.get();
-			if (current < 0) {
-				return false;
-			}
-		}
-		while (!this.refs.compareAndSet(current, current + 1));
-		return true;
-	}
-
-	/**
-	 * Count one user less; returns whether that was the last one and the entry is now retired,
-	 * so the caller must remove it from the map.
-	 */
-	boolean releaseAndRetire() {
-		return this.refs.decrementAndGet() == 0 && isIdle() && this.refs.compareAndSet(0, -1);
 	}
 
 	/**
@@ -225,6 +186,7 @@ final class LockEntry {
 	 * Grant no slot any more: every waiter in the queue leaves it with {@link Slot#CLOSED}, and
 	 * the thread acquiring in ZooKeeper is woken to notice. The holder keeps its hold.
 	 */
+	@Override
 	void close() {
 		synchronized (this.mutex) {
 			this.closed = true;
@@ -241,6 +203,7 @@ final class LockEntry {
 		}
 	}
 
+	@Override
 	boolean isClosed() {
 		return this.closed;
 	}
@@ -293,7 +256,7 @@ final class LockEntry {
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		synchronized (this.mutex) {
 			if (this.holder != who) {
-				throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by " + who);
+				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
 			Lease current = this.lease;
 			Waiter next = this.waiters.peekFirst();
@@ -342,10 +305,10 @@ final class LockEntry {
 	void transfer(Thread from, Object to) {
 		synchronized (this.mutex) {
 			if (this.holder != from || this.ownerThread != from) {
-				throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by " + from.getName());
+				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
 			}
 			if (this.holds != 1) {
-				throw new IllegalStateException("Lock '" + this.key + "' is held " + this.holds + " times by "
+				throw new IllegalStateException("Lock '" + key() + "' is held " + this.holds + " times by "
 						+ from.getName() + "; only an outermost hold can be handed to a lease");
 			}
 			this.holder = to;
@@ -387,10 +350,27 @@ final class LockEntry {
 		LockSupport.unpark(next.thread);
 	}
 
+	@Override
 	boolean isIdle() {
 		synchronized (this.mutex) {
 			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
 		}
+	}
+
+	@Override
+	void forEachLease(Consumer<Lease> action) {
+		Lease current = this.lease;
+		if (current != null) {
+			action.accept(current);
+		}
+	}
+
+	@Override
+	LocalLockInfo info() {
+		Lease current = this.lease;
+		Thread owner = this.ownerThread;
+		return new LocalLockInfo(key(), path(), isHeld(), (owner != null) ? owner.getName() : null, this.heldSince,
+				waiterCount(), current, LockKind.EXCLUSIVE, 0);
 	}
 
 	/**

@@ -14,16 +14,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class MultiKeyLock implements ZkLock {
 
-	private final ZkLockRegistry registry;
+	private final MutexEngine mutex;
 
 	private final List<ZkLock> locks;
 
 	/**
-	 * @param registry the registry the locks come from
+	 * @param mutex the engine the locks come from
 	 * @param locks the locks, in the order to take them
 	 */
-	MultiKeyLock(ZkLockRegistry registry, List<ZkLock> locks) {
-		this.registry = registry;
+	MultiKeyLock(MutexEngine mutex, List<ZkLock> locks) {
+		this.mutex = mutex;
 		this.locks = List.copyOf(locks);
 	}
 
@@ -183,7 +183,7 @@ final class MultiKeyLock implements ZkLock {
 	public ZkLease toLease() {
 		Thread current = Thread.currentThread();
 		for (ZkLock lock : this.locks) {
-			LockEntry entry = this.registry.entry(lock.key());
+			LockEntry entry = this.mutex.entry(lock.path());
 			if (entry == null || entry.ownerThread() != current) {
 				throw new IllegalMonitorStateException(
 						"Lock '" + lock.key() + "' of " + key() + " is not held by the current thread");

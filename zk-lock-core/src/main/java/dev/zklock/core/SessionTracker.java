@@ -2,9 +2,9 @@ package dev.zklock.core;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
@@ -32,7 +32,7 @@ final class SessionTracker implements ConnectionStateListener {
 
 	private final ZkOps ops;
 
-	private final Collection<LockEntry> entries;
+	private final Supplier<Iterable<TableEntry>> entries;
 
 	private final ZkLockListeners listeners;
 
@@ -46,7 +46,8 @@ final class SessionTracker implements ConnectionStateListener {
 	/** The session Curator last reported lost; 0 if none. Guarded by lock. */
 	private long lostSession;
 
-	SessionTracker(CuratorFramework client, ZkOps ops, Collection<LockEntry> entries, ZkLockListeners listeners) {
+	SessionTracker(CuratorFramework client, ZkOps ops, Supplier<Iterable<TableEntry>> entries,
+			ZkLockListeners listeners) {
 		this.client = client;
 		this.ops = ops;
 		this.entries = entries;
@@ -88,14 +89,13 @@ final class SessionTracker implements ConnectionStateListener {
 			else if (state == ConnectionState.LOST) {
 				this.lostSession = this.connectedSession;
 			}
-			for (LockEntry entry : this.entries) {
-				Lease lease = entry.lease();
-				if (lease != null) {
+			for (TableEntry entry : this.entries.get()) {
+				entry.forEachLease((lease) -> {
 					LeaseState target = onEvent(lease, state);
 					if (target != null && lease.transition(target)) {
 						changes.add(new Change(entry, target));
 					}
-				}
+				});
 			}
 		}
 		finally {
@@ -106,13 +106,13 @@ final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Publish a lease just granted by ZooKeeper as held by {@code who}, unless its session is
+	 * Publish a lease just granted by ZooKeeper, by running {@code install}, unless its session is
 	 * gone already: the client moved to another session since the reply, or Curator reported
 	 * the session lost. A lease published while the connection is suspended starts
 	 * {@link LeaseState#UNCERTAIN}.
 	 * @return whether the lease was published; if not, the caller owns its node still
 	 */
-	boolean publish(LockEntry entry, Object who, Lease lease) {
+	boolean publish(TableEntry entry, Lease lease, Runnable install) {
 		ConnectionState state;
 		this.lock.lock();
 		try {
@@ -120,7 +120,7 @@ final class SessionTracker implements ConnectionStateListener {
 			if (lease.sessionId() != this.ops.sessionId() || (state == ConnectionState.LOST && lostWith(lease))) {
 				return false;
 			}
-			entry.held(who, lease);
+			install.run();
 			if ((state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY)
 					|| !lease.transition(LeaseState.UNCERTAIN)) {
 				return true;
@@ -153,7 +153,7 @@ final class SessionTracker implements ConnectionStateListener {
 	}
 
 	private void report(Change change, @Nullable ConnectionState state) {
-		LockEntry entry = change.entry();
+		TableEntry entry = change.entry();
 		LeaseState leaseState = change.state();
 		if (leaseState != LeaseState.HELD) {
 			logger.warn("Lock '{}' ({}) is {} after the ZooKeeper connection was {}", entry.key(), entry.path(),
@@ -163,7 +163,7 @@ final class SessionTracker implements ConnectionStateListener {
 				"lock '" + entry.key() + "' is " + leaseState);
 	}
 
-	private record Change(LockEntry entry, LeaseState state) {
+	private record Change(TableEntry entry, LeaseState state) {
 	}
 
 }

@@ -1,6 +1,5 @@
 package dev.zklock.core;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,18 +7,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease leases} for
@@ -39,27 +33,15 @@ import org.slf4j.LoggerFactory;
  */
 public class ZkLockRegistry implements AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(ZkLockRegistry.class);
-
 	private final CuratorFramework client;
 
 	private final ZkLockOptions options;
 
-	private final ZkOps ops;
+	private final Engine engine;
 
-	private final NodeReaper reaper;
+	private final MutexEngine mutex;
 
-	private final ConcurrentHashMap<String, LockEntry> entries = new ConcurrentHashMap<>();
-
-	private final ZkLockListeners listeners = new ZkLockListeners();
-
-	private final LockWatches watches;
-
-	private final SessionTracker sessions;
-
-	private volatile boolean closed;
-
-	private final AtomicBoolean detached = new AtomicBoolean();
+	private final ReadWriteEngine readWrite;
 
 	/**
 	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
@@ -77,10 +59,9 @@ public class ZkLockRegistry implements AutoCloseable {
 	public ZkLockRegistry(CuratorFramework client, ZkLockOptions options) {
 		this.client = Objects.requireNonNull(client, "client must not be null");
 		this.options = Objects.requireNonNull(options, "options must not be null");
-		this.ops = new ZkOps(client, participantData(), options.acl());
-		this.reaper = new NodeReaper(client, this.ops);
-		this.watches = new LockWatches(this::childrenChanged);
-		this.sessions = new SessionTracker(client, this.ops, this.entries.values(), this.listeners);
+		this.engine = new Engine(client, options);
+		this.mutex = new MutexEngine(this.engine);
+		this.readWrite = new ReadWriteEngine(this.engine);
 	}
 
 	/**
@@ -90,7 +71,24 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws IllegalArgumentException if the key cannot be a lock key
 	 */
 	public ZkLock obtain(String key) {
-		return new DefaultZkLock(this, key, lockPath(key));
+		return new DefaultZkLock(this.mutex, key, lockPath(key));
+	}
+
+	/**
+	 * Return a read/write lock for a key, wire-compatible with Curator's
+	 * {@code InterProcessReadWriteLock} on the same path: any number of readers, across JVMs, hold
+	 * the read side together; a writer holds the write side alone. Threads of this JVM that read
+	 * share one read node. Each side is a reentrant {@link ZkLock} held by a thread; a writer may
+	 * also take the read side (downgrade), a reader may not take the write side (upgrade), which
+	 * fails at once with {@link IllegalStateException}, since two readers upgrading would wait
+	 * for each other forever. A key is either a mutex or a read/write lock: the two recipes do not
+	 * exclude each other.
+	 * @param key the key, one ZooKeeper path segment (see {@link LockPaths#validateKey})
+	 * @return the read/write lock
+	 * @throws IllegalArgumentException if the key cannot be a lock key
+	 */
+	public ZkReadWriteLock obtainReadWrite(String key) {
+		return this.readWrite.obtain(key, lockPath(key));
 	}
 
 	/**
@@ -116,7 +114,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		if (sorted.size() == 1) {
 			return obtain(sorted.first());
 		}
-		return new MultiKeyLock(this, sorted.stream().map(this::obtain).toList());
+		return new MultiKeyLock(this.mutex, sorted.stream().map(this::obtain).toList());
 	}
 
 	/**
@@ -129,9 +127,9 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public ZkLease acquireLease(String key, Duration wait) {
 		String path = lockPath(key);
-		DefaultZkLease lease = new DefaultZkLease(this, key, path);
-		acquireOrThrow(key, path, lease, wait);
-		lease.acquired(this.entries.get(key));
+		DefaultZkLease lease = new DefaultZkLease(this.mutex, key, path);
+		this.mutex.acquireOrThrow(key, path, lease, wait);
+		lease.acquired(this.mutex.entry(path));
 		return lease;
 	}
 
@@ -195,7 +193,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @param listener the listener
 	 */
 	public void addListener(ZkLockListener listener) {
-		this.listeners.add(listener);
+		this.engine.listeners.add(listener);
 	}
 
 	/**
@@ -203,7 +201,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @param listener the listener
 	 */
 	public void removeListener(ZkLockListener listener) {
-		this.listeners.remove(listener);
+		this.engine.listeners.remove(listener);
 	}
 
 	/**
@@ -238,13 +236,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public List<LocalLockInfo> localLocks() {
 		List<LocalLockInfo> result = new ArrayList<>();
-		for (LockEntry entry : this.entries.values()) {
-			Lease lease = entry.lease();
-			Thread owner = entry.ownerThread();
-			result.add(new LocalLockInfo(entry.key(), entry.path(), entry.isHeld(),
-					(owner != null) ? owner.getName() : null, entry.heldSince(), entry.waiterCount(),
-					(lease != null) ? lease.nodePath() : null, (lease != null) ? lease.fencingToken() : null,
-					(lease != null) ? lease.state() : null));
+		for (TableEntry entry : this.engine.entries()) {
+			result.add(entry.info());
 		}
 		return result;
 	}
@@ -255,7 +248,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public int heldCount() {
 		int count = 0;
-		for (LockEntry entry : this.entries.values()) {
+		for (TableEntry entry : this.engine.entries()) {
 			if (entry.isHeld()) {
 				count++;
 			}
@@ -270,7 +263,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public int waitingCount() {
 		int count = 0;
-		for (LockEntry entry : this.entries.values()) {
+		for (TableEntry entry : this.engine.entries()) {
 			count += entry.waitingCount();
 		}
 		return count;
@@ -281,7 +274,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the connection status
 	 */
 	public ConnectionStatus connectionStatus() {
-		return this.sessions.status();
+		return this.engine.sessions.status();
 	}
 
 	/**
@@ -295,17 +288,17 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public List<Participant> participants(String key) throws Exception {
 		String path = lockPath(key);
-		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
+		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 		List<String> children;
 		try {
-			children = ZkParticipant.inQueueOrder(awaitRead(this.ops.getChildren(path, null), deadline, key, path));
+			children = ZkParticipant.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, key, path));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
 		}
 		List<CompletableFuture<ZkOps.@Nullable NodeData>> reads = new ArrayList<>();
 		for (String child : children) {
-			reads.add(this.ops.getData(path + "/" + child, null));
+			reads.add(this.engine.ops.getData(path + "/" + child, null));
 		}
 		List<Participant> participants = new ArrayList<>();
 		for (int i = 0; i < children.size(); i++) {
@@ -315,7 +308,7 @@ public class ZkLockRegistry implements AutoCloseable {
 				continue;
 			}
 			String child = children.get(i);
-			participants.add(new Participant(child, ZkParticipant.sequenceOf(child),
+			participants.add(new Participant(child, LockDriver.sequenceOf(child),
 					new String(read.data(), StandardCharsets.UTF_8), read.stat().getCzxid(), participants.isEmpty(),
 					read.stat().getEphemeralOwner()));
 		}
@@ -327,9 +320,9 @@ public class ZkLockRegistry implements AutoCloseable {
 			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("ZooKeeper did not answer within " + this.ops.connectionTimeoutMs()
+			throw new TimeoutException("ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs()
 					+ " ms when listing the participants of lock '" + key + "' (" + path + "), connect string "
-					+ this.ops.connectString());
+					+ this.engine.ops.connectString());
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = NodeReaper.unwrap(ex);
@@ -342,7 +335,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the number of entries
 	 */
 	public int size() {
-		return this.entries.size();
+		return this.engine.mutexes.size() + this.engine.readWrites.size();
 	}
 
 	/**
@@ -355,206 +348,14 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.closed = true;
-		this.entries.values().forEach(LockEntry::close);
-		detachIfIdle();
+		this.engine.close();
 	}
 
-	// --- engine internals, called by DefaultZkLock and DefaultZkLease ---
-
+	/**
+	 * The mutex entry of a key, for tests in this package.
+	 */
 	@Nullable LockEntry entry(String key) {
-		return this.entries.get(key);
-	}
-
-	void acquireOrThrow(String key, String path, Object who, Duration wait) {
-		Interrupts interrupts = Interrupts.interruptible();
-		Deadline deadline = Deadline.after(wait);
-		try {
-			acquire(key, path, who, deadline, !wait.isZero(), interrupts);
-		}
-		catch (AcquireFailure ex) {
-			throw ex.toException(key, path, deadline.elapsed());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
-					deadline.elapsed());
-		}
-	}
-
-	/**
-	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a lease.
-	 */
-	private static String localHolder(LockEntry entry) {
-		Thread owner = entry.ownerThread();
-		if (owner != null) {
-			return "holder thread '" + owner.getName() + "'";
-		}
-		return entry.isHeld() ? "held by a lease of this JVM" : "";
-	}
-
-	/**
-	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came with it,
-	 * a node in ZooKeeper. With {@code waitForOthers} false, one attempt is made: no wait for
-	 * another holder, but ZooKeeper round trips get up to the connection timeout.
-	 */
-	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
-			throws AcquireFailure, InterruptedException {
-		checkOpen();
-		LockEntry entry = retain(key, path);
-		boolean acquired = false;
-		try {
-			if (this.closed) {
-				// Closed between the check and the retain: close() may not have seen this entry
-				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-			}
-			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
-			switch (slot) {
-				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY,
-						localHolder(entry), null);
-				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-				case HANDED_OFF -> {
-					acquired = true;
-					return;
-				}
-				case GRANTED -> {
-				}
-			}
-			entry.acquiring(Thread.currentThread());
-			try {
-				Deadline zkDeadline = waitForOthers ? deadline
-						: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
-				while (!acquired) {
-					Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, zkDeadline,
-							waitForOthers, interrupts)
-						.acquire();
-					acquired = this.sessions.publish(entry, who, lease);
-					if (!acquired) {
-						// Its session ended between the reply and now: never hand out such a lease
-						this.reaper.delete(lease.nodePath());
-					}
-				}
-			}
-			finally {
-				entry.acquiring(null);
-				if (!acquired) {
-					entry.abandonSlot(who);
-				}
-			}
-		}
-		finally {
-			interrupts.restore();
-			if (!acquired) {
-				release(entry);
-			}
-		}
-	}
-
-	/**
-	 * Release the slot held by {@code who}, then apply the lost-lock policy.
-	 */
-	void release(LockEntry entry, Object who) {
-		LockEntry.Release release = entry.releaseSlot(who, this.options.maxLocalHandoffs(), this.ops.sessionId(),
-				this.reaper);
-		try {
-			if (release.handedOff()) {
-				this.listeners.tell((listener) -> listener.handedOff(entry.key()),
-						"lock '" + entry.key() + "' was handed off");
-			}
-			if (release.delete() != null && this.ops.isConnected()) {
-				awaitQuietly(release);
-			}
-		}
-		finally {
-			release(entry);
-		}
-		Lease lease = release.lease();
-		if (lease != null && lease.state() == LeaseState.LOST) {
-			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken());
-			if (this.options.lostLockPolicy() == LostLockPolicy.THROW) {
-				throw lost;
-			}
-			logger.warn(lost.getMessage());
-		}
-	}
-
-	private void awaitQuietly(LockEntry.Release release) {
-		try {
-			release.delete().get(this.options.releaseTimeout().toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// The reaper keeps trying; the node is ephemeral in any case
-		}
-	}
-
-	/**
-	 * Find or create the key's entry and count us in, without locking the map: many threads
-	 * arriving for one key must not queue on a map bin before they queue on the lock.
-	 */
-	private LockEntry retain(String key, String path) {
-		while (true) {
-			LockEntry entry = this.entries.get(key);
-			if (entry == null) {
-				LockEntry created = new LockEntry(key, path);
-				entry = this.entries.putIfAbsent(key, created);
-				if (entry == null) {
-					return created;
-				}
-			}
-			if (entry.tryRetain()) {
-				return entry;
-			}
-			// Retired by its last user a moment ago: help remove it and start over
-			this.entries.remove(key, entry);
-		}
-	}
-
-	/**
-	 * Count us out; the last one out of an idle entry removes it. A held entry always counts its
-	 * holder, so it is never removed.
-	 */
-	private void release(LockEntry entry) {
-		if (entry.releaseAndRetire()) {
-			this.entries.remove(entry.key(), entry);
-			if (this.closed) {
-				detachIfIdle();
-			}
-		}
-	}
-
-	private void checkOpen() {
-		if (this.closed) {
-			throw new IllegalStateException("ZkLockRegistry is closed");
-		}
-	}
-
-	/**
-	 * Let go of the client once closed and no lock is left: the last lease has been released.
-	 */
-	private void detachIfIdle() {
-		if (this.closed && this.entries.isEmpty() && this.detached.compareAndSet(false, true)) {
-			this.sessions.detach();
-			this.reaper.close();
-		}
-	}
-
-	/**
-	 * The child watch fired on a lock path: another participant may have joined the queue
-	 * behind the node this JVM holds.
-	 */
-	private void childrenChanged(String serverPath) {
-		LockEntry entry = this.entries.get(ZKPaths.getNodeFromPath(serverPath));
-		if (entry != null && this.ops.serverPath(entry.path()).equals(serverPath)) {
-			entry.noteRemoteWaiter();
-		}
-	}
-
-	private static byte[] participantData() {
-		// "pid@host": lets anyone reading the lock path see which process each node belongs to
-		return ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);
+		return this.mutex.entry(lockPath(key));
 	}
 
 }

@@ -218,7 +218,7 @@ final class ZkOps {
 		return this.client.getZookeeperClient().getZooKeeper();
 	}
 
-	private String withoutNamespace(String serverPath) {
+	String withoutNamespace(String serverPath) {
 		String namespace = this.client.getNamespace();
 		if (namespace == null || namespace.isEmpty()) {
 			return serverPath;

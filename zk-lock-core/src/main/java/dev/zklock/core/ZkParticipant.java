@@ -23,11 +23,13 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  * head of the key's local queue, so that a lock path holds one node per JVM however many threads
  * wait.
  *
- * <p>The recipe is Curator's {@code InterProcessMutex}, node for node, so both exclude each
- * other: a protected {@code EPHEMERAL_SEQUENTIAL} child {@code _c_<uuid>-lock-<seq>} under a
- * container parent; the lowest sequence holds; every other participant watches only its
- * predecessor. What differs is that every wait is held to the caller's deadline, including
- * waits for a lost connection, and that a node the attempt gives up on is always deleted.
+ * <p>The recipe is Curator's {@code LockInternals}, node for node, so each recipe excludes its
+ * Curator counterpart: a protected {@code EPHEMERAL_SEQUENTIAL} child
+ * {@code _c_<uuid>-<lock name><seq>} under a container parent; the {@link LockDriver} names the
+ * node and says, from the queue in sequence order, whether it holds or which node it waits
+ * behind; only that node is watched. What differs from Curator is that every wait is held to the
+ * caller's deadline, including waits for a lost connection, and that a node the attempt gives
+ * up on is always deleted.
  *
  * <p>The attempt is a small state machine over what it knows of its own node ({@link Node}).
  * A create is {@link Node#MAYBE_CREATED} from the moment it is sent until a reply proves it
@@ -38,13 +40,10 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  */
 final class ZkParticipant {
 
-	/** Curator's lock name, so that sequence numbers sort the same for both. */
-	static final String LOCK_NAME = "lock-";
-
 	/** Curator's prefix of protected node names. */
 	static final String PROTECTED_PREFIX = "_c_";
 
-	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(ZkParticipant::sequenceOf);
+	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(LockDriver::sequenceOf);
 
 	/** The longest pause between attempts that keep losing the connection at once. */
 	private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -74,7 +73,9 @@ final class ZkParticipant {
 
 	private final LockWatches watches;
 
-	private final LockEntry entry;
+	private final TableEntry entry;
+
+	private final LockDriver driver;
 
 	private final Deadline deadline;
 
@@ -106,23 +107,16 @@ final class ZkParticipant {
 
 	private int connectionLosses;
 
-	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, LockEntry entry, Deadline deadline,
-			boolean waitForHolder, Interrupts interrupts) {
+	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, TableEntry entry, LockDriver driver,
+			Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
 		this.reaper = reaper;
 		this.watches = watches;
 		this.entry = entry;
+		this.driver = driver;
 		this.deadline = deadline;
 		this.waitForHolder = waitForHolder;
 		this.interrupts = interrupts;
-	}
-
-	/**
-	 * The sequence part of a lock node name: what follows {@code lock-}.
-	 */
-	static String sequenceOf(String nodeName) {
-		int index = nodeName.lastIndexOf(LOCK_NAME);
-		return (index >= 0) ? nodeName.substring(index + LOCK_NAME.length()) : nodeName;
 	}
 
 	/**
@@ -233,7 +227,7 @@ final class ZkParticipant {
 			createContainer(this.ops.serverPath(lockPath));
 			this.parentMissing = false;
 		}
-		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + LOCK_NAME;
+		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.create = sent;
 		this.node = Node.MAYBE_CREATED;
@@ -299,7 +293,7 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Hold the lock if our node is first; otherwise wait behind our predecessor. Nodes carrying
+	 * Hold the lock if the driver says our node holds; otherwise wait behind the node it names. Nodes carrying
 	 * our protection id other than our own are leftovers of creates whose replies were lost:
 	 * they are deleted and do not count.
 	 * @return the lease if we hold the lock, {@code null} to look again
@@ -322,8 +316,9 @@ final class ZkParticipant {
 			forgetNode();
 			return null;
 		}
-		if (index == 0) {
-			if (queue.size() > 1) {
+		int blocker = this.driver.blockerIndex(queue, index);
+		if (blocker < 0) {
+			if (this.driver.othersWaitBehind(queue, index)) {
 				// Only ever raise it here: the child watch may already have raised it for a
 				// participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
@@ -338,7 +333,7 @@ final class ZkParticipant {
 		if (!this.waitForHolder) {
 			throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
 		}
-		awaitPredecessor(lockPath + "/" + queue.get(index - 1), index == 1);
+		awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0);
 		return null;
 	}
 

@@ -1,0 +1,155 @@
+package dev.zklock.core;
+
+/**
+ * The {@link ZkReadWriteLock} handed out by {@link ZkLockRegistry#obtainReadWrite(String)}: a key,
+ * its path, and its two sides; the state lives in the engine's entry for the key, and only while
+ * someone holds or waits.
+ */
+final class DefaultZkReadWriteLock implements ZkReadWriteLock {
+
+	private final ReadWriteEngine engine;
+
+	private final String key;
+
+	private final String path;
+
+	private final ZkLock readLock;
+
+	private final ZkLock writeLock;
+
+	DefaultZkReadWriteLock(ReadWriteEngine engine, String key, String path) {
+		this.engine = engine;
+		this.key = key;
+		this.path = path;
+		this.readLock = new Side(false);
+		this.writeLock = new Side(true);
+	}
+
+	@Override
+	public ZkLock readLock() {
+		return this.readLock;
+	}
+
+	@Override
+	public ZkLock writeLock() {
+		return this.writeLock;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public String path() {
+		return this.path;
+	}
+
+	@Override
+	public String toString() {
+		return "ZkReadWriteLock[" + this.path + "]";
+	}
+
+	/**
+	 * One side of the lock.
+	 */
+	private final class Side extends ThreadOwnedLock {
+
+		private final boolean write;
+
+		Side(boolean write) {
+			super(DefaultZkReadWriteLock.this.key, DefaultZkReadWriteLock.this.path);
+			this.write = write;
+		}
+
+		@Override
+		boolean reenter() {
+			// Only a writer's own write is free of the engine: a read joins a count under a lock
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			if (this.write && entry != null && entry.local.isWriteLockedByCurrentThread()) {
+				entry.local.writeLock().lock();
+				if (entry.tryRetain()) {
+					return true;
+				}
+				entry.local.writeLock().unlock();
+			}
+			return false;
+		}
+
+		@Override
+		void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+				throws AcquireFailure, InterruptedException {
+			if (this.write) {
+				DefaultZkReadWriteLock.this.engine.acquireWrite(key(), path(), deadline, waitForOthers, interrupts);
+			}
+			else {
+				DefaultZkReadWriteLock.this.engine.acquireRead(key(), path(), deadline, waitForOthers, interrupts);
+			}
+		}
+
+		@Override
+		public void unlock() {
+			ReadWriteEntry entry = ownEntry();
+			if (this.write) {
+				DefaultZkReadWriteLock.this.engine.releaseWrite(entry);
+			}
+			else {
+				DefaultZkReadWriteLock.this.engine.releaseRead(entry);
+			}
+		}
+
+		@Override
+		public boolean isHeldByCurrentThread() {
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			return entry != null && holds(entry);
+		}
+
+		@Override
+		public long fencingToken() {
+			return heldLease().fencingToken();
+		}
+
+		@Override
+		public LeaseState leaseState() {
+			return heldLease().state();
+		}
+
+		@Override
+		public ZkLease toLease() {
+			throw new UnsupportedOperationException("The " + side() + " lock of '" + key()
+					+ "' is held by a thread and cannot be handed to a lease; read/write locks are for work that ends on the thread that began it");
+		}
+
+		@Override
+		public String toString() {
+			return "ZkLock[" + path() + ", " + side() + "]";
+		}
+
+		private boolean holds(ReadWriteEntry entry) {
+			return this.write ? entry.local.isWriteLockedByCurrentThread() : entry.local.getReadHoldCount() > 0;
+		}
+
+		private ReadWriteEntry ownEntry() {
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			if (entry == null || !holds(entry)) {
+				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key()
+						+ "' is not held by the current thread " + Thread.currentThread().getName());
+			}
+			return entry;
+		}
+
+		private Lease heldLease() {
+			Lease lease = ownEntry().leaseOf(this.write);
+			if (lease == null) {
+				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key() + "' has no lease");
+			}
+			return lease;
+		}
+
+		private String side() {
+			return this.write ? "write" : "read";
+		}
+
+	}
+
+}

@@ -1,0 +1,168 @@
+package dev.zklock.core;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The parts of a registry that every recipe shares: the client's operations, the reaper, the one
+ * watcher, the session tracker, the listeners, and one entry table per recipe. It also holds what
+ * the recipes do alike: start a participant, apply the lost-lock policy after a release, and let
+ * go of the client once closed and idle.
+ */
+final class Engine {
+
+	private static final Logger logger = LoggerFactory.getLogger(ZkLockRegistry.class);
+
+	final ZkLockOptions options;
+
+	final ZkOps ops;
+
+	final NodeReaper reaper;
+
+	final LockWatches watches;
+
+	final ZkLockListeners listeners = new ZkLockListeners();
+
+	final LockTable<LockEntry> mutexes;
+
+	final LockTable<ReadWriteEntry> readWrites;
+
+	final SessionTracker sessions;
+
+	private volatile boolean closed;
+
+	private final AtomicBoolean detached = new AtomicBoolean();
+
+	Engine(CuratorFramework client, ZkLockOptions options) {
+		this.options = options;
+		this.ops = new ZkOps(client, participantData(), options.acl());
+		this.reaper = new NodeReaper(client, this.ops);
+		this.watches = new LockWatches(this::childrenChanged);
+		this.mutexes = new LockTable<>(LockEntry::new, this::retired);
+		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
+		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);
+	}
+
+	/**
+	 * Every entry of every recipe, for the session tracker and the snapshots.
+	 */
+	Iterable<TableEntry> entries() {
+		return () -> Stream.concat(this.mutexes.values().stream(), this.readWrites.values().stream())
+			.map(TableEntry.class::cast)
+			.iterator();
+	}
+
+	/**
+	 * Hold a node in ZooKeeper for {@code entry}, as {@code driver} says, and publish it through
+	 * {@code install} while its session is the client's: a node granted on a session that has
+	 * just ended is deleted and the attempt starts over.
+	 * @return the lease, published
+	 */
+	Lease acquireNode(TableEntry entry, LockDriver driver, Deadline deadline,
+			boolean waitForOthers, Interrupts interrupts, Consumer<Lease> install)
+			throws AcquireFailure, InterruptedException {
+		Deadline zkDeadline = waitForOthers ? deadline
+				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
+		while (true) {
+			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, driver, zkDeadline,
+					waitForOthers, interrupts)
+				.acquire();
+			if (this.sessions.publish(entry, lease, () -> install.accept(lease))) {
+				return lease;
+			}
+			this.reaper.delete(lease.nodePath());
+		}
+	}
+
+	/**
+	 * Wait a little for the delete of a released node, while connected, so that the caller's
+	 * next step (often: another JVM's turn) follows it; the reaper keeps trying if it fails.
+	 */
+	void awaitDelete(@Nullable CompletableFuture<Void> delete) {
+		if (delete == null || !this.ops.isConnected()) {
+			return;
+		}
+		try {
+			delete.get(this.options.releaseTimeout().toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// The reaper keeps trying; the node is ephemeral in any case
+		}
+	}
+
+	/**
+	 * Apply the lost-lock policy to a lease just released.
+	 */
+	void checkLost(TableEntry entry, @Nullable Lease lease) {
+		if (lease != null && lease.state() == LeaseState.LOST) {
+			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken());
+			if (this.options.lostLockPolicy() == LostLockPolicy.THROW) {
+				throw lost;
+			}
+			logger.warn(lost.getMessage());
+		}
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	void checkOpen() {
+		if (this.closed) {
+			throw new IllegalStateException("ZkLockRegistry is closed");
+		}
+	}
+
+	void close() {
+		this.closed = true;
+		this.entries().forEach(TableEntry::close);
+		retired();
+	}
+
+	/**
+	 * Let go of the client once closed and no lock is left: the last lease has been released.
+	 */
+	private void retired() {
+		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty()
+				&& this.detached.compareAndSet(false, true)) {
+			this.sessions.detach();
+			this.reaper.close();
+		}
+	}
+
+	/**
+	 * The child watch fired on a lock path: another participant may have joined the queue
+	 * behind the node this JVM holds.
+	 */
+	private void childrenChanged(String serverPath) {
+		String path = this.ops.withoutNamespace(serverPath);
+		TableEntry entry = this.mutexes.get(path);
+		if (entry == null) {
+			entry = this.readWrites.get(path);
+		}
+		if (entry != null) {
+			entry.noteRemoteWaiter();
+		}
+	}
+
+	private static byte[] participantData() {
+		// "pid@host": lets anyone reading the lock path see which process each node belongs to
+		return ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,124 @@
+package dev.zklock.core;
+
+import java.util.List;
+
+/**
+ * What differs between the lock recipes that share the engine's participant, as Curator's
+ * {@code LockInternalsDriver} does for its recipes: what a participant's node is called, and,
+ * given the queue in sequence order, whether it holds or which node it waits behind.
+ *
+ * <p>The names are Curator's, so that each recipe excludes its Curator counterpart on the same
+ * path: {@code lock-} for {@code InterProcessMutex}, {@code __READ__} and {@code __WRIT__} for the
+ * two sides of {@code InterProcessReadWriteLock}, which share one sequence.
+ */
+interface LockDriver {
+
+	/** The exclusive lock: the first node holds. */
+	LockDriver MUTEX = new FirstHolds("lock-");
+
+	/** The write side of a read/write lock: the first node holds, read or write. */
+	LockDriver WRITE = new FirstHolds("__WRIT__");
+
+	/** The read side of a read/write lock: holds while no write node is ahead. */
+	LockDriver READ = new NoWriteAhead();
+
+	/**
+	 * The part of a node name that the sequence follows.
+	 * @return the lock name
+	 */
+	String lockName();
+
+	/**
+	 * Whether the node at {@code ourIndex} holds, or else which node to wait behind.
+	 * @param queue the lock path's children in sequence order
+	 * @param ourIndex the index of our node in it
+	 * @return {@code -1} if our node holds, else the index of the node to watch
+	 */
+	int blockerIndex(List<String> queue, int ourIndex);
+
+	/**
+	 * Whether, our node holding, a participant queued behind it waits for it to go.
+	 * @param queue the lock path's children in sequence order
+	 * @param ourIndex the index of our node in it
+	 * @return whether someone waits behind us
+	 */
+	boolean othersWaitBehind(List<String> queue, int ourIndex);
+
+	/**
+	 * The sequence part of a node name of any recipe: what follows its lock name, so that the
+	 * read and write nodes of one read/write lock sort in one order, as Curator sorts them.
+	 * @param nodeName the node name
+	 * @return the sequence, or the whole name if it has no lock name
+	 */
+	static String sequenceOf(String nodeName) {
+		int end = -1;
+		int length = 0;
+		for (String name : new String[] { MUTEX.lockName(), WRITE.lockName(), READ.lockName() }) {
+			int index = nodeName.lastIndexOf(name);
+			if (index > end) {
+				end = index;
+				length = name.length();
+			}
+		}
+		return (end >= 0) ? nodeName.substring(end + length) : nodeName;
+	}
+
+	/**
+	 * Whether a node belongs to a writer: a {@code __WRIT__} node, or any node of a plain mutex,
+	 * which excludes readers just as well.
+	 */
+	private static boolean isWrite(String nodeName) {
+		return !nodeName.contains(READ.lockName());
+	}
+
+	/**
+	 * Mutex and writer: the first holds, every other waits behind the one just before it.
+	 */
+	record FirstHolds(String lockName) implements LockDriver {
+
+		@Override
+		public int blockerIndex(List<String> queue, int ourIndex) {
+			return (ourIndex == 0) ? -1 : ourIndex - 1;
+		}
+
+		@Override
+		public boolean othersWaitBehind(List<String> queue, int ourIndex) {
+			return queue.size() > ourIndex + 1;
+		}
+
+	}
+
+	/**
+	 * Reader: holds while no write node precedes it, else waits behind the first one, as
+	 * Curator's reader does.
+	 */
+	record NoWriteAhead() implements LockDriver {
+
+		@Override
+		public String lockName() {
+			return "__READ__";
+		}
+
+		@Override
+		public int blockerIndex(List<String> queue, int ourIndex) {
+			for (int i = 0; i < ourIndex; i++) {
+				if (isWrite(queue.get(i))) {
+					return i;
+				}
+			}
+			return -1;
+		}
+
+		@Override
+		public boolean othersWaitBehind(List<String> queue, int ourIndex) {
+			for (int i = ourIndex + 1; i < queue.size(); i++) {
+				if (isWrite(queue.get(i))) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+	}
+
+}

@@ -1,0 +1,16 @@
+package dev.zklock.core;
+
+/**
+ * Which recipe a key is locked with, as this JVM uses it.
+ *
+ * @author zk-lock
+ */
+public enum LockKind {
+
+	/** The exclusive, reentrant mutex: {@link ZkLockRegistry#obtain}. */
+	EXCLUSIVE,
+
+	/** A read/write lock: {@link ZkLockRegistry#obtainReadWrite}. */
+	READ_WRITE
+
+}

@@ -1,0 +1,110 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose head
+ * alone takes a node in ZooKeeper and passes it on to the next local thread, a bounded number of
+ * times while another JVM waits.
+ */
+final class MutexEngine {
+
+	private final Engine engine;
+
+	MutexEngine(Engine engine) {
+		this.engine = engine;
+	}
+
+	/**
+	 * The entry of a lock path, if anyone of this JVM holds or waits for it.
+	 */
+	@Nullable LockEntry entry(String path) {
+		return this.engine.mutexes.get(path);
+	}
+
+	void acquireOrThrow(String key, String path, Object who, Duration wait) {
+		ThreadOwnedLock.acquireOrThrow(key, path, wait,
+				(deadline, waitForOthers, interrupts) -> acquire(key, path, who, deadline, waitForOthers, interrupts));
+	}
+
+	/**
+	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came with it,
+	 * a node in ZooKeeper. With {@code waitForOthers} false, one attempt is made: no wait for
+	 * another holder, but ZooKeeper round trips get up to the connection timeout.
+	 */
+	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		this.engine.checkOpen();
+		LockEntry entry = this.engine.mutexes.retain(key, path);
+		boolean acquired = false;
+		try {
+			if (this.engine.isClosed()) {
+				// Closed between the check and the retain: close() may not have seen this entry
+				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+			}
+			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			switch (slot) {
+				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY,
+						localHolder(entry), null);
+				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+				case HANDED_OFF -> {
+					acquired = true;
+					return;
+				}
+				case GRANTED -> {
+				}
+			}
+			entry.acquiring(Thread.currentThread());
+			try {
+				this.engine.acquireNode(entry, LockDriver.MUTEX, deadline, waitForOthers, interrupts,
+						(lease) -> entry.held(who, lease));
+				acquired = true;
+			}
+			finally {
+				entry.acquiring(null);
+				if (!acquired) {
+					entry.abandonSlot(who);
+				}
+			}
+		}
+		finally {
+			interrupts.restore();
+			if (!acquired) {
+				this.engine.mutexes.release(entry);
+			}
+		}
+	}
+
+	/**
+	 * Release the slot held by {@code who}, then apply the lost-lock policy.
+	 */
+	void release(LockEntry entry, Object who) {
+		LockEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
+				this.engine.ops.sessionId(), this.engine.reaper);
+		try {
+			if (release.handedOff()) {
+				this.engine.listeners.tell((listener) -> listener.handedOff(entry.key()),
+						"lock '" + entry.key() + "' was handed off");
+			}
+			this.engine.awaitDelete(release.delete());
+		}
+		finally {
+			this.engine.mutexes.release(entry);
+		}
+		this.engine.checkLost(entry, release.lease());
+	}
+
+	/**
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a lease.
+	 */
+	private static String localHolder(LockEntry entry) {
+		Thread owner = entry.ownerThread();
+		if (owner != null) {
+			return "holder thread '" + owner.getName() + "'";
+		}
+		return entry.isHeld() ? "held by a lease of this JVM" : "";
+	}
+
+}

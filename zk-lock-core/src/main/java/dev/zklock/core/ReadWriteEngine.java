@@ -1,0 +1,164 @@
+package dev.zklock.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Acquire and release for read/write keys: the local side first, in the fair order of the
+ * entry's local lock, then the node behind it: the shared read node, or the writer's own.
+ */
+final class ReadWriteEngine {
+
+	private final Engine engine;
+
+	ReadWriteEngine(Engine engine) {
+		this.engine = engine;
+	}
+
+	ZkReadWriteLock obtain(String key, String path) {
+		return new DefaultZkReadWriteLock(this, key, path);
+	}
+
+	@Nullable ReadWriteEntry entry(String path) {
+		return this.engine.readWrites.get(path);
+	}
+
+	/**
+	 * Acquire the read side for the current thread. A thread that reads or writes already
+	 * joins at once, with no ZooKeeper request.
+	 */
+	void acquireRead(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		this.engine.checkOpen();
+		ReadWriteEntry entry = this.engine.readWrites.retain(key, path);
+		boolean acquired = false;
+		boolean locked = false;
+		try {
+			if (this.engine.isClosed()) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+			}
+			boolean reentrant = entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread();
+			if (reentrant) {
+				// Never waits: a fair lock still grants a read to a thread that reads or writes
+				entry.local.readLock().lock();
+				locked = true;
+			}
+			else if (!entry.lockLocally(entry.local.readLock(), deadline, waitForOthers, interrupts)) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, entry.localHolder(), null);
+			}
+			locked = true;
+			switch (entry.join(reentrant, this.engine.options.maxLocalHandoffs(), this.engine.ops.sessionId(), deadline,
+					waitForOthers, interrupts)) {
+				case JOINED -> acquired = true;
+				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_REMOTELY,
+						"waiting with this JVM's other readers for their read node", null);
+				case ACQUIRE -> {
+					try {
+						this.engine.acquireNode(entry, LockDriver.READ, deadline, waitForOthers, interrupts,
+								entry::readAcquired);
+						acquired = true;
+					}
+					finally {
+						if (!acquired) {
+							entry.readAcquireFailed();
+						}
+					}
+				}
+			}
+		}
+		finally {
+			interrupts.restore();
+			if (!acquired) {
+				if (locked) {
+					entry.local.readLock().unlock();
+				}
+				this.engine.readWrites.release(entry);
+			}
+		}
+	}
+
+	/**
+	 * Acquire the write side for the current thread: reentrant for the writer, refused to a
+	 * reader.
+	 */
+	void acquireWrite(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		this.engine.checkOpen();
+		ReadWriteEntry entry = this.engine.readWrites.retain(key, path);
+		boolean acquired = false;
+		boolean locked = false;
+		try {
+			if (this.engine.isClosed()) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+			}
+			if (entry.local.getReadHoldCount() > 0 && !entry.local.isWriteLockedByCurrentThread()) {
+				throw new IllegalStateException("Thread '" + Thread.currentThread().getName()
+						+ "' holds the read lock of '" + key + "' (" + path
+						+ ") and asked for its write lock: upgrading would wait for ever for its own read. "
+						+ "Release the read lock first, or take the write lock from the start");
+			}
+			if (!entry.lockLocally(entry.local.writeLock(), deadline, waitForOthers, interrupts)) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, entry.localHolder(), null);
+			}
+			locked = true;
+			if (entry.local.getWriteHoldCount() > 1) {
+				acquired = true;
+				return;
+			}
+			entry.acquiringWrite(Thread.currentThread());
+			try {
+				this.engine.acquireNode(entry, LockDriver.WRITE, deadline, waitForOthers, interrupts,
+						(lease) -> entry.writeAcquired(Thread.currentThread(), lease));
+				acquired = true;
+			}
+			finally {
+				entry.acquiringWrite(null);
+			}
+		}
+		finally {
+			interrupts.restore();
+			if (!acquired) {
+				if (locked) {
+					entry.local.writeLock().unlock();
+				}
+				this.engine.readWrites.release(entry);
+			}
+		}
+	}
+
+	/**
+	 * End one read hold of the current thread.
+	 */
+	void releaseRead(ReadWriteEntry entry) {
+		ReadWriteEntry.Release release = entry.leaveRead(this.engine.reaper);
+		// After the delete was sent: a local writer's create then follows it in the session
+		entry.local.readLock().unlock();
+		finish(entry, release);
+	}
+
+	/**
+	 * End one write hold of the current thread; the outermost deletes the write node, unless
+	 * the writer reads on.
+	 */
+	void releaseWrite(ReadWriteEntry entry) {
+		if (entry.local.getWriteHoldCount() > 1) {
+			entry.local.writeLock().unlock();
+			this.engine.readWrites.release(entry);
+			return;
+		}
+		ReadWriteEntry.Release release = entry.leaveWrite(this.engine.reaper);
+		entry.local.writeLock().unlock();
+		finish(entry, release);
+	}
+
+	private void finish(ReadWriteEntry entry, ReadWriteEntry.Release release) {
+		try {
+			this.engine.awaitDelete(release.delete());
+		}
+		finally {
+			this.engine.readWrites.release(entry);
+		}
+		this.engine.checkLost(entry, release.lease());
+	}
+
+}

@@ -1,0 +1,101 @@
+package dev.zklock.core;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or lease
+ * holds or waits: counted in by each of them, retired by the last one out. It is also what a
+ * {@link ZkParticipant} acquires a node for.
+ */
+abstract class TableEntry {
+
+	private final String key;
+
+	private final String path;
+
+	/**
+	 * Threads and leases inside acquire or holding; -1 once the entry has left the table, after
+	 * which it is never used again.
+	 */
+	private final AtomicInteger refs = new AtomicInteger(1);
+
+	TableEntry(String key, String path) {
+		this.key = key;
+		this.path = path;
+	}
+
+	final String key() {
+		return this.key;
+	}
+
+	final String path() {
+		return this.path;
+	}
+
+	/**
+	 * Count one more user, unless the entry has already left the table.
+	 */
+	final boolean tryRetain() {
+		int current;
+		do {
+			current = this.refs.get();
+			if (current < 0) {
+				return false;
+			}
+		}
+		while (!this.refs.compareAndSet(current, current + 1));
+		return true;
+	}
+
+	/**
+	 * Count one user less; returns whether that was the last one and the entry is now retired,
+	 * so the caller must remove it from the table.
+	 */
+	final boolean releaseAndRetire() {
+		return this.refs.decrementAndGet() == 0 && isIdle() && this.refs.compareAndSet(0, -1);
+	}
+
+	/**
+	 * Whether nothing is held, waited for or owned in ZooKeeper.
+	 */
+	abstract boolean isIdle();
+
+	/**
+	 * Grant nothing any more: the registry closed. Holders keep their holds.
+	 */
+	abstract void close();
+
+	/**
+	 * Whether a thread or lease of this JVM holds the key.
+	 */
+	abstract boolean isHeld();
+
+	/**
+	 * How many threads and leases wait for the key, locally or in ZooKeeper.
+	 */
+	abstract int waitingCount();
+
+	/**
+	 * Apply an action to each ZooKeeper lease this entry holds, for the session tracker.
+	 */
+	abstract void forEachLease(Consumer<Lease> action);
+
+	/**
+	 * Told when a node of this entry, holding, is seen to have a participant of another JVM
+	 * waiting behind it (by the child list read when it was granted, or by the child watch on
+	 * the lock path), so that local hand-offs and joins make way for it.
+	 */
+	abstract void noteRemoteWaiter();
+
+	/**
+	 * Whether the registry was closed: an attempt in ZooKeeper gives up at once.
+	 */
+	abstract boolean isClosed();
+
+	/**
+	 * A snapshot for {@link ZkLockRegistry#localLocks()}.
+	 */
+	abstract LocalLockInfo info();
+
+}

@@ -1,0 +1,157 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@link java.util.concurrent.locks.Lock} protocol of every lock held by a thread, mapped
+ * onto one engine call: reentry first, then an acquisition under a deadline that either waits
+ * for other holders or makes one attempt, with interrupts deferred or thrown as each method's
+ * contract says.
+ */
+abstract class ThreadOwnedLock implements ZkLock {
+
+	private final String key;
+
+	private final String path;
+
+	ThreadOwnedLock(String key, String path) {
+		this.key = key;
+		this.path = path;
+	}
+
+	/**
+	 * One acquisition in the engine.
+	 */
+	@FunctionalInterface
+	interface Attempt {
+
+		void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+				throws AcquireFailure, InterruptedException;
+
+	}
+
+	/**
+	 * Take the hold again if the current thread has it: no ZooKeeper request.
+	 * @return whether it was taken
+	 */
+	abstract boolean reenter();
+
+	/**
+	 * Acquire for the current thread.
+	 */
+	abstract void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException;
+
+	@Override
+	public final void lock() {
+		if (reenter()) {
+			return;
+		}
+		try {
+			acquire(Deadline.never(), true, Interrupts.deferred());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(this.key, this.path, Duration.ZERO);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("Uninterruptible lock was interrupted", ex);
+		}
+	}
+
+	@Override
+	public final void lockInterruptibly() throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		if (reenter()) {
+			return;
+		}
+		try {
+			acquire(Deadline.never(), true, Interrupts.interruptible());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(this.key, this.path, Duration.ZERO);
+		}
+	}
+
+	@Override
+	public final boolean tryLock() {
+		if (reenter()) {
+			return true;
+		}
+		try {
+			acquire(Deadline.after(0), false, Interrupts.deferred());
+			return true;
+		}
+		catch (AcquireFailure ex) {
+			return failedAttempt(ex, Duration.ZERO);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("Uninterruptible attempt was interrupted", ex);
+		}
+	}
+
+	@Override
+	public final boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		if (reenter()) {
+			return true;
+		}
+		Duration wait = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
+		try {
+			acquire(Deadline.after(wait), !wait.isZero(), Interrupts.interruptible());
+			return true;
+		}
+		catch (AcquireFailure ex) {
+			return failedAttempt(ex, wait);
+		}
+	}
+
+	@Override
+	public final void acquire(Duration wait) {
+		if (reenter()) {
+			return;
+		}
+		acquireOrThrow(this.key, this.path, wait, this::acquire);
+	}
+
+	@Override
+	public final String key() {
+		return this.key;
+	}
+
+	@Override
+	public final String path() {
+		return this.path;
+	}
+
+	/**
+	 * Acquire within {@code wait}, interruptibly, turning every failure into a
+	 * {@link LockAcquisitionException} that names the key.
+	 */
+	static void acquireOrThrow(String key, String path, Duration wait, Attempt attempt) {
+		Deadline deadline = Deadline.after(wait);
+		try {
+			attempt.acquire(deadline, !wait.isZero(), Interrupts.interruptible());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(key, path, deadline.elapsed());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
+					deadline.elapsed());
+		}
+	}
+
+	private boolean failedAttempt(AcquireFailure ex, Duration wait) {
+		if (ex.reason() == LockAcquisitionException.Reason.ERROR || ex.reason() == LockAcquisitionException.Reason.CLOSED) {
+			throw ex.toException(this.key, this.path, wait);
+		}
+		return false;
+	}
+
+}
