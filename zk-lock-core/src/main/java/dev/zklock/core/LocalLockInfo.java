@@ -18,18 +18,20 @@ import org.jspecify.annotations.Nullable;
  * @param fencingToken the lease's fencing token, {@code null} if none
  * @param leaseState the lease's state, {@code null} if none
  * @param kind the recipe the key is locked with
- * @param readers how many threads of this JVM hold the read side of a read/write lock, sharing
- * one read node; 0 for other recipes
+ * @param holds how many holds this JVM has on the key: 1 for a held mutex, the read holds of a
+ * read/write lock (all sharing one read node), the leases of a semaphore; 0 if it only waits
+ * @param permits the permits of a semaphore, as this JVM asked for them; 0 for other recipes
  * @author zk-lock
  */
 public record LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread,
 		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
-		@Nullable LeaseState leaseState, LockKind kind, int readers) {
+		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits) {
 
 	LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
-			int waiters, @Nullable Lease lease, LockKind kind, int readers) {
+			int waiters, @Nullable Lease lease, LockKind kind, int holds, int permits) {
 		this(key, path, held, holderThread, heldSince, waiters, (lease != null) ? lease.nodePath() : null,
-				(lease != null) ? lease.fencingToken() : null, (lease != null) ? lease.state() : null, kind, readers);
+				(lease != null) ? lease.fencingToken() : null, (lease != null) ? lease.state() : null, kind, holds,
+				permits);
 	}
 
 }

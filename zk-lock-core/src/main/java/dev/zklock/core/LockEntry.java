@@ -370,7 +370,7 @@ final class LockEntry extends TableEntry {
 		Lease current = this.lease;
 		Thread owner = this.ownerThread;
 		return new LocalLockInfo(key(), path(), isHeld(), (owner != null) ? owner.getName() : null, this.heldSince,
-				waiterCount(), current, LockKind.EXCLUSIVE, 0);
+				waiterCount(), current, LockKind.EXCLUSIVE, isHeld() ? 1 : 0, 0);
 	}
 
 	/**

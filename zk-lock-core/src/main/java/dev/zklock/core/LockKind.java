@@ -11,6 +11,9 @@ public enum LockKind {
 	EXCLUSIVE,
 
 	/** A read/write lock: {@link ZkLockRegistry#obtainReadWrite}. */
-	READ_WRITE
+	READ_WRITE,
+
+	/** A counting semaphore: {@link ZkLockRegistry#obtainSemaphore}. */
+	SEMAPHORE
 
 }

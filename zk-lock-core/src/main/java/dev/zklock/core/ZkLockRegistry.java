@@ -92,6 +92,19 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Return a counting semaphore for a key, wire-compatible with Curator's
+	 * {@code InterProcessSemaphoreV2} on the same path: at most {@code permits} leases at once,
+	 * across JVMs and Curator processes that use the same number.
+	 * @param key the key, one ZooKeeper path segment (see {@link LockPaths#validateKey})
+	 * @param permits the number of permits, at least 1
+	 * @return the semaphore
+	 * @throws IllegalArgumentException if the key cannot be a lock key or permits is below 1
+	 */
+	public ZkSemaphore obtainSemaphore(String key, int permits) {
+		throw new UnsupportedOperationException("Not yet");
+	}
+
+	/**
 	 * Return one lock for several keys: taken in the keys' natural order (the same in every JVM,
 	 * so that callers locking overlapping sets cannot deadlock one another), under one deadline,
 	 * all or nothing, and released in reverse order. Duplicate keys count once; each key is

@@ -65,7 +65,7 @@ class ReadWriteLockTests {
 		assertThat(children.get(0)).contains("__READ__");
 		assertThat(registry.localLocks()).singleElement().satisfies((info) -> {
 			assertThat(info.kind()).isEqualTo(LockKind.READ_WRITE);
-			assertThat(info.readers()).isEqualTo(threads);
+			assertThat(info.holds()).isEqualTo(threads);
 			assertThat(info.held()).isTrue();
 		});
 		release.countDown();
