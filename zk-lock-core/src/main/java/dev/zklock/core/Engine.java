@@ -39,6 +39,8 @@ final class Engine {
 
 	final LockTable<ReadWriteEntry> readWrites;
 
+	final LockTable<SemaphoreEntry> semaphores;
+
 	final SessionTracker sessions;
 
 	private volatile boolean closed;
@@ -52,6 +54,7 @@ final class Engine {
 		this.watches = new LockWatches(this::childrenChanged);
 		this.mutexes = new LockTable<>(LockEntry::new, this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
+		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);
 	}
 
@@ -59,24 +62,25 @@ final class Engine {
 	 * Every entry of every recipe, for the session tracker and the snapshots.
 	 */
 	Iterable<TableEntry> entries() {
-		return () -> Stream.concat(this.mutexes.values().stream(), this.readWrites.values().stream())
-			.map(TableEntry.class::cast)
+		return () -> Stream
+			.of(this.mutexes.values().stream(), this.readWrites.values().stream(), this.semaphores.values().stream())
+			.flatMap((entries) -> entries.map(TableEntry.class::cast))
 			.iterator();
 	}
 
 	/**
-	 * Hold a node in ZooKeeper for {@code entry}, as {@code driver} says, and publish it through
+	 * Hold a node under {@code lockPath} in ZooKeeper for {@code entry}, as {@code driver} says, and publish it through
 	 * {@code install} while its session is the client's: a node granted on a session that has
 	 * just ended is deleted and the attempt starts over.
 	 * @return the lease, published
 	 */
-	Lease acquireNode(TableEntry entry, LockDriver driver, Deadline deadline,
+	Lease acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
 			boolean waitForOthers, Interrupts interrupts, Consumer<Lease> install)
 			throws AcquireFailure, InterruptedException {
 		Deadline zkDeadline = waitForOthers ? deadline
 				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		while (true) {
-			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, driver, zkDeadline,
+			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, lockPath, driver, zkDeadline,
 					waitForOthers, interrupts)
 				.acquire();
 			if (this.sessions.publish(entry, lease, () -> install.accept(lease))) {
@@ -138,7 +142,7 @@ final class Engine {
 	 * Let go of the client once closed and no lock is left: the last lease has been released.
 	 */
 	private void retired() {
-		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty()
+		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty() && this.semaphores.isEmpty()
 				&& this.detached.compareAndSet(false, true)) {
 			this.sessions.detach();
 			this.reaper.close();

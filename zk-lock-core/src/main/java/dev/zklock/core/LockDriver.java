@@ -22,6 +22,28 @@ interface LockDriver {
 	/** The read side of a read/write lock: holds while no write node is ahead. */
 	LockDriver READ = new NoWriteAhead();
 
+	/** Curator's name of a semaphore's lease nodes. */
+	String LEASE_NAME = "lease-";
+
+	/** What {@link #blockerIndex} returns when our node holds. */
+	int HOLDS = -1;
+
+	/**
+	 * What {@link #blockerIndex} returns when no single node can be watched: any change of the
+	 * child list may let the participant hold.
+	 */
+	int WATCH_CHILDREN = -2;
+
+	/**
+	 * The lease of a semaphore with {@code permits} permits: holds while fewer than that many
+	 * leases are ahead.
+	 * @param permits the permits
+	 * @return the driver
+	 */
+	static LockDriver firstN(int permits) {
+		return new FirstN(permits);
+	}
+
 	/**
 	 * The part of a node name that the sequence follows.
 	 * @return the lock name
@@ -32,7 +54,8 @@ interface LockDriver {
 	 * Whether the node at {@code ourIndex} holds, or else which node to wait behind.
 	 * @param queue the lock path's children in sequence order
 	 * @param ourIndex the index of our node in it
-	 * @return {@code -1} if our node holds, else the index of the node to watch
+	 * @return {@link #HOLDS} if our node holds, else the index of the node to watch, or
+	 * {@link #WATCH_CHILDREN}
 	 */
 	int blockerIndex(List<String> queue, int ourIndex);
 
@@ -53,7 +76,7 @@ interface LockDriver {
 	static String sequenceOf(String nodeName) {
 		int end = -1;
 		int length = 0;
-		for (String name : new String[] { MUTEX.lockName(), WRITE.lockName(), READ.lockName() }) {
+		for (String name : new String[] { MUTEX.lockName(), WRITE.lockName(), READ.lockName(), LEASE_NAME }) {
 			int index = nodeName.lastIndexOf(name);
 			if (index > end) {
 				end = index;
@@ -78,12 +101,39 @@ interface LockDriver {
 
 		@Override
 		public int blockerIndex(List<String> queue, int ourIndex) {
-			return (ourIndex == 0) ? -1 : ourIndex - 1;
+			return (ourIndex == 0) ? HOLDS : ourIndex - 1;
 		}
 
 		@Override
 		public boolean othersWaitBehind(List<String> queue, int ourIndex) {
 			return queue.size() > ourIndex + 1;
+		}
+
+	}
+
+	/**
+	 * Semaphore lease: holds while fewer than {@code permits} leases precede it. Curator's
+	 * {@code InterProcessSemaphoreV2} instead counts every lease while it holds the semaphore's
+	 * guard mutex; with creates made only under that guard, the waiting lease is always the
+	 * newest, and the two rules agree. Ours stays safe without the guard too: leases are only
+	 * ever added behind, so the holders are always among the first {@code permits}.
+	 */
+	record FirstN(int permits) implements LockDriver {
+
+		@Override
+		public String lockName() {
+			return LEASE_NAME;
+		}
+
+		@Override
+		public int blockerIndex(List<String> queue, int ourIndex) {
+			// Any lease ahead may go first, not only one we could watch
+			return (ourIndex < this.permits) ? HOLDS : WATCH_CHILDREN;
+		}
+
+		@Override
+		public boolean othersWaitBehind(List<String> queue, int ourIndex) {
+			return false;
 		}
 
 	}
@@ -106,7 +156,7 @@ interface LockDriver {
 					return i;
 				}
 			}
-			return -1;
+			return HOLDS;
 		}
 
 		@Override

@@ -10,7 +10,8 @@ import org.apache.zookeeper.Watcher;
 /**
  * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the data
  * watch on a predecessor a participant waits behind, and the child watch on a lock path that
- * tells a holder another participant queued behind it.
+ * tells a holder another participant queued behind it, or a semaphore's waiting lease that a
+ * lease ahead of it went.
  *
  * <p>One object rather than one per wait, because the ZooKeeper client keeps every distinct
  * watcher object until its watch fires: a participant that timed out behind a long holder would
@@ -21,6 +22,12 @@ final class LockWatches implements Watcher {
 
 	/** Who waits for which predecessor (server path) to change. */
 	private final ConcurrentHashMap<String, CompletableFuture<Void>> predecessors = new ConcurrentHashMap<>();
+
+	/**
+	 * Who waits for the child list of a lock path (server path) to change: one future per path,
+	 * shared by its waiters, replaced once completed.
+	 */
+	private final ConcurrentHashMap<String, CompletableFuture<Void>> childLists = new ConcurrentHashMap<>();
 
 	/** Told the server path of a lock path whose children changed. */
 	private final Consumer<String> childrenChanged;
@@ -35,8 +42,15 @@ final class LockWatches implements Watcher {
 			case None -> {
 				// The connection changed: every waiter looks again, on whatever session it has
 				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
+				this.childLists.values().forEach((waiter) -> waiter.complete(null));
 			}
-			case NodeChildrenChanged -> this.childrenChanged.accept(event.getPath());
+			case NodeChildrenChanged -> {
+				CompletableFuture<Void> waiter = this.childLists.remove(event.getPath());
+				if (waiter != null) {
+					waiter.complete(null);
+				}
+				this.childrenChanged.accept(event.getPath());
+			}
 			default -> {
 				CompletableFuture<Void> waiter = this.predecessors.remove(event.getPath());
 				if (waiter != null) {
@@ -60,6 +74,17 @@ final class LockWatches implements Watcher {
 			previous.complete(null);
 		}
 		return waiter;
+	}
+
+	/**
+	 * Register interest in a change of a lock path's child list, before the read that sets the
+	 * child watch.
+	 * @param serverPath the lock path's server path
+	 * @return a future completed when the child list changes or the connection does
+	 */
+	CompletableFuture<Void> expectChildren(String serverPath) {
+		return this.childLists.compute(serverPath,
+				(path, current) -> (current != null && !current.isDone()) ? current : new CompletableFuture<>());
 	}
 
 	/**

@@ -25,8 +25,10 @@ final class MutexEngine {
 	}
 
 	void acquireOrThrow(String key, String path, Object who, Duration wait) {
-		ThreadOwnedLock.acquireOrThrow(key, path, wait,
-				(deadline, waitForOthers, interrupts) -> acquire(key, path, who, deadline, waitForOthers, interrupts));
+		ThreadOwnedLock.acquireOrThrow(key, path, wait, (deadline, waitForOthers, interrupts) -> {
+			acquire(key, path, who, deadline, waitForOthers, interrupts);
+			return who;
+		});
 	}
 
 	/**
@@ -58,7 +60,7 @@ final class MutexEngine {
 			}
 			entry.acquiring(Thread.currentThread());
 			try {
-				this.engine.acquireNode(entry, LockDriver.MUTEX, deadline, waitForOthers, interrupts,
+				this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline, waitForOthers, interrupts,
 						(lease) -> entry.held(who, lease));
 				acquired = true;
 			}

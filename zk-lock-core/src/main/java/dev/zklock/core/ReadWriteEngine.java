@@ -54,7 +54,7 @@ final class ReadWriteEngine {
 						"waiting with this JVM's other readers for their read node", null);
 				case ACQUIRE -> {
 					try {
-						this.engine.acquireNode(entry, LockDriver.READ, deadline, waitForOthers, interrupts,
+						this.engine.acquireNode(entry, entry.path(), LockDriver.READ, deadline, waitForOthers, interrupts,
 								entry::readAcquired);
 						acquired = true;
 					}
@@ -107,7 +107,7 @@ final class ReadWriteEngine {
 			}
 			entry.acquiringWrite(Thread.currentThread());
 			try {
-				this.engine.acquireNode(entry, LockDriver.WRITE, deadline, waitForOthers, interrupts,
+				this.engine.acquireNode(entry, entry.path(), LockDriver.WRITE, deadline, waitForOthers, interrupts,
 						(lease) -> entry.writeAcquired(Thread.currentThread(), lease));
 				acquired = true;
 			}

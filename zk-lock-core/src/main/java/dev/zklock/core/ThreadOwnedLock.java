@@ -24,9 +24,9 @@ abstract class ThreadOwnedLock implements ZkLock {
 	 * One acquisition in the engine.
 	 */
 	@FunctionalInterface
-	interface Attempt {
+	interface Attempt<T> {
 
-		void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+		T acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 				throws AcquireFailure, InterruptedException;
 
 	}
@@ -115,7 +115,10 @@ abstract class ThreadOwnedLock implements ZkLock {
 		if (reenter()) {
 			return;
 		}
-		acquireOrThrow(this.key, this.path, wait, this::acquire);
+		acquireOrThrow(this.key, this.path, wait, (deadline, waitForOthers, interrupts) -> {
+			acquire(deadline, waitForOthers, interrupts);
+			return this;
+		});
 	}
 
 	@Override
@@ -131,11 +134,12 @@ abstract class ThreadOwnedLock implements ZkLock {
 	/**
 	 * Acquire within {@code wait}, interruptibly, turning every failure into a
 	 * {@link LockAcquisitionException} that names the key.
+	 * @return what the attempt returned
 	 */
-	static void acquireOrThrow(String key, String path, Duration wait, Attempt attempt) {
+	static <T> T acquireOrThrow(String key, String path, Duration wait, Attempt<T> attempt) {
 		Deadline deadline = Deadline.after(wait);
 		try {
-			attempt.acquire(deadline, !wait.isZero(), Interrupts.interruptible());
+			return attempt.acquire(deadline, !wait.isZero(), Interrupts.interruptible());
 		}
 		catch (AcquireFailure ex) {
 			throw ex.toException(key, path, deadline.elapsed());

@@ -43,6 +43,8 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	private final ReadWriteEngine readWrite;
 
+	private final SemaphoreEngine semaphores;
+
 	/**
 	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
 	 * @param client the Curator client, started by the caller
@@ -62,6 +64,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		this.engine = new Engine(client, options);
 		this.mutex = new MutexEngine(this.engine);
 		this.readWrite = new ReadWriteEngine(this.engine);
+		this.semaphores = new SemaphoreEngine(this.engine, this.mutex);
 	}
 
 	/**
@@ -101,7 +104,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws IllegalArgumentException if the key cannot be a lock key or permits is below 1
 	 */
 	public ZkSemaphore obtainSemaphore(String key, int permits) {
-		throw new UnsupportedOperationException("Not yet");
+		return this.semaphores.obtain(key, lockPath(key), permits);
 	}
 
 	/**
@@ -348,7 +351,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the number of entries
 	 */
 	public int size() {
-		return this.engine.mutexes.size() + this.engine.readWrites.size();
+		return this.engine.mutexes.size() + this.engine.readWrites.size() + this.engine.semaphores.size();
 	}
 
 	/**

@@ -45,6 +45,9 @@ final class ZkParticipant {
 
 	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(LockDriver::sequenceOf);
 
+	/** Why a semaphore's lease waits: no single holder to name. */
+	private static final String ALL_TAKEN = "every permit is taken";
+
 	/** The longest pause between attempts that keep losing the connection at once. */
 	private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -74,6 +77,9 @@ final class ZkParticipant {
 	private final LockWatches watches;
 
 	private final TableEntry entry;
+
+	/** Where the node is made: the entry's path, or a semaphore's lease path under it. */
+	private final String lockPath;
 
 	private final LockDriver driver;
 
@@ -107,12 +113,13 @@ final class ZkParticipant {
 
 	private int connectionLosses;
 
-	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, TableEntry entry, LockDriver driver,
-			Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
+	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, TableEntry entry, String lockPath,
+			LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
 		this.reaper = reaper;
 		this.watches = watches;
 		this.entry = entry;
+		this.lockPath = lockPath;
 		this.driver = driver;
 		this.deadline = deadline;
 		this.waitForHolder = waitForHolder;
@@ -157,7 +164,7 @@ final class ZkParticipant {
 	}
 
 	private Lease loop() throws AcquireFailure, InterruptedException {
-		String lockPath = this.entry.path();
+		String lockPath = this.lockPath;
 		while (true) {
 			checkOpen();
 			checkInterrupt();
@@ -317,7 +324,7 @@ final class ZkParticipant {
 			return null;
 		}
 		int blocker = this.driver.blockerIndex(queue, index);
-		if (blocker < 0) {
+		if (blocker == LockDriver.HOLDS) {
 			if (this.driver.othersWaitBehind(queue, index)) {
 				// Only ever raise it here: the child watch may already have raised it for a
 				// participant that joined after this (older) child list was read
@@ -331,9 +338,15 @@ final class ZkParticipant {
 			this.lastHolderOwner = null;
 		}
 		if (!this.waitForHolder) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
+			throw new AcquireFailure(Reason.HELD_REMOTELY,
+					(blocker == LockDriver.WATCH_CHILDREN) ? ALL_TAKEN : holderDetail(), null);
 		}
-		awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0);
+		if (blocker == LockDriver.WATCH_CHILDREN) {
+			awaitChildren(lockPath, children);
+		}
+		else {
+			awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0);
+		}
 		return null;
 	}
 
@@ -361,6 +374,24 @@ final class ZkParticipant {
 		}
 		finally {
 			this.watches.forget(serverPath, changed);
+		}
+	}
+
+	/**
+	 * Wait until the child list differs from {@code seen}: registered first, then read again
+	 * with the watch, so that no change between the two reads goes unseen.
+	 */
+	private void awaitChildren(String lockPath, List<String> seen) throws Exception {
+		CompletableFuture<Void> changed = this.watches.expectChildren(this.ops.serverPath(lockPath));
+		List<String> now = awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
+		if (now.size() != seen.size() || !now.containsAll(seen)) {
+			return;
+		}
+		try {
+			await(changed);
+		}
+		catch (TimeoutException ex) {
+			throw new AcquireFailure(Reason.HELD_REMOTELY, ALL_TAKEN, null);
 		}
 	}
 
@@ -446,7 +477,7 @@ final class ZkParticipant {
 	private void abandon() {
 		switch (this.node) {
 			case OWNED -> this.reaper.delete(this.ourPath);
-			case MAYBE_CREATED -> this.reaper.deleteIfCreated(this.create, this.entry.path(), this.protectionId);
+			case MAYBE_CREATED -> this.reaper.deleteIfCreated(this.create, this.lockPath, this.protectionId);
 			case NONE -> {
 			}
 		}

@@ -1,0 +1,151 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Acquire and release for semaphores, node for node as Curator's {@code InterProcessSemaphoreV2}:
+ * under the semaphore's path, a guard mutex at {@code locks} and the leases at {@code leases}. A
+ * caller takes the guard (through the mutex engine, so this JVM's callers queue locally behind
+ * one guard node), adds its lease, waits while too many leases are ahead of it, and lets go of
+ * the guard. Each lease is its own ephemeral node, so Curator counts it.
+ */
+final class SemaphoreEngine {
+
+	/** Curator's child of the semaphore path for the guard mutex. */
+	static final String GUARD = "locks";
+
+	/** Curator's child of the semaphore path for the leases. */
+	static final String LEASES = "leases";
+
+	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(SemaphoreEngine.class);
+
+	private final Engine engine;
+
+	private final MutexEngine mutex;
+
+	SemaphoreEngine(Engine engine, MutexEngine mutex) {
+		this.engine = engine;
+		this.mutex = mutex;
+	}
+
+	ZkSemaphore obtain(String key, String path, int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("A semaphore needs at least 1 permit, but '" + key + "' was given "
+					+ permits);
+		}
+		return new DefaultZkSemaphore(this, key, path, permits);
+	}
+
+	/**
+	 * Acquire a lease on one of {@code permits} permits.
+	 */
+	ZkLease acquire(String key, String path, int permits, Deadline deadline, boolean waitForOthers,
+			Interrupts interrupts) throws AcquireFailure, InterruptedException {
+		this.engine.checkOpen();
+		SemaphoreEntry entry = this.engine.semaphores.retain(key, path);
+		entry.waiting(1, permits);
+		boolean acquired = false;
+		try {
+			if (this.engine.isClosed()) {
+				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+			}
+			Object guard = new Object();
+			String guardPath = ZKPaths.makePath(path, GUARD);
+			try {
+				this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
+			}
+			catch (AcquireFailure ex) {
+				if (ex.reason() != LockAcquisitionException.Reason.HELD_LOCALLY
+						&& ex.reason() != LockAcquisitionException.Reason.HELD_REMOTELY) {
+					throw ex;
+				}
+				throw new AcquireFailure(ex.reason(), "every permit is taken, and another caller waits ahead", null);
+			}
+			Lease lease;
+			try {
+				lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LEASES), LockDriver.firstN(permits),
+						deadline, waitForOthers, interrupts, entry::acquired);
+			}
+			finally {
+				releaseGuard(guardPath, guard);
+			}
+			acquired = true;
+			return new SemaphoreLease(this, entry, lease);
+		}
+		finally {
+			entry.waiting(-1, permits);
+			interrupts.restore();
+			if (!acquired) {
+				this.engine.semaphores.release(entry);
+			}
+		}
+	}
+
+	/**
+	 * Let go of the guard. A guard lost with its session is no failure of the lease: a lease
+	 * holds by its own place among the leases, which only ever grow behind it.
+	 */
+	private void releaseGuard(String guardPath, Object guard) {
+		LockEntry held = this.mutex.entry(guardPath);
+		if (held == null) {
+			return;
+		}
+		try {
+			this.mutex.release(held, guard);
+		}
+		catch (LockLostException ex) {
+			logger.debug("The guard of a semaphore was lost while a lease was acquired: {}", ex.getMessage());
+		}
+	}
+
+	/**
+	 * Release a lease: delete its node, then apply the lost-lock policy.
+	 */
+	void release(SemaphoreEntry entry, Lease lease) {
+		try {
+			entry.released(lease);
+			this.engine.awaitDelete(this.engine.reaper.delete(lease.nodePath()));
+		}
+		finally {
+			this.engine.semaphores.release(entry);
+		}
+		this.engine.checkLost(entry, lease);
+	}
+
+	/**
+	 * How many permits are free, by the number of leases in ZooKeeper.
+	 */
+	int availablePermits(String key, String path, int permits) {
+		String leases = ZKPaths.makePath(path, LEASES);
+		long timeout = this.engine.ops.connectionTimeoutMs();
+		try {
+			List<String> children = this.engine.ops.getChildren(leases, null).get(timeout, TimeUnit.MILLISECONDS);
+			return Math.max(0, permits - children.size());
+		}
+		catch (ExecutionException ex) {
+			if (NodeReaper.unwrap(ex) instanceof KeeperException.NoNodeException) {
+				return permits;
+			}
+			throw new AcquireFailure(LockAcquisitionException.Reason.ERROR, String.valueOf(NodeReaper.unwrap(ex)), ex)
+				.toException(key, path, Duration.ZERO);
+		}
+		catch (TimeoutException ex) {
+			throw new AcquireFailure(LockAcquisitionException.Reason.NO_REPLY,
+					"no reply to the list of leases within " + timeout + " ms", ex)
+				.toException(key, path, Duration.ofMillis(timeout));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
+					Duration.ZERO);
+		}
+	}
+
+}
