@@ -44,16 +44,6 @@ final class DefaultZkLock extends ThreadOwnedLock {
 	}
 
 	@Override
-	public long fencingToken() {
-		return heldLease().fencingToken();
-	}
-
-	@Override
-	public LeaseState leaseState() {
-		return heldLease().state();
-	}
-
-	@Override
 	public String toString() {
 		return "ZkLock[" + path() + "]";
 	}
@@ -80,7 +70,13 @@ final class DefaultZkLock extends ThreadOwnedLock {
 		return entry;
 	}
 
-	private Lease heldLease() {
+	@Override
+	Revocations revocations() {
+		return this.mutex.revocations();
+	}
+
+	@Override
+	Lease heldLease() {
 		Lease lease = ownEntry().lease();
 		if (lease == null) {
 			throw new IllegalMonitorStateException("Lock '" + key() + "' has no lease");

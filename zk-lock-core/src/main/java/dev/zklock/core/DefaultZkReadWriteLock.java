@@ -105,16 +105,6 @@ final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		}
 
 		@Override
-		public long fencingToken() {
-			return heldLease().fencingToken();
-		}
-
-		@Override
-		public LeaseState leaseState() {
-			return heldLease().state();
-		}
-
-		@Override
 		public ZkLease toLease() {
 			throw new UnsupportedOperationException("The " + side() + " lock of '" + key()
 					+ "' is held by a thread and cannot be handed to a lease; read/write locks are for work that ends on the thread that began it");
@@ -138,7 +128,13 @@ final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 			return entry;
 		}
 
-		private Lease heldLease() {
+		@Override
+		Revocations revocations() {
+			return DefaultZkReadWriteLock.this.engine.revocations();
+		}
+
+		@Override
+		Lease heldLease() {
 			Lease lease = ownEntry().leaseOf(this.write);
 			if (lease == null) {
 				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key() + "' has no lease");

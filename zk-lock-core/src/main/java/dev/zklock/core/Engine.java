@@ -33,6 +33,8 @@ final class Engine {
 
 	final LockWatches watches;
 
+	final Revocations revocations;
+
 	final ZkLockListeners listeners = new ZkLockListeners();
 
 	final LockTable<LockEntry> mutexes;
@@ -51,7 +53,9 @@ final class Engine {
 		this.options = options;
 		this.ops = new ZkOps(client, participantData(), options.acl());
 		this.reaper = new NodeReaper(client, this.ops);
-		this.watches = new LockWatches(this::childrenChanged);
+		this.revocations = new Revocations(this.ops);
+		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected);
+		this.revocations.watchWith(this.watches);
 		this.mutexes = new LockTable<>(LockEntry::new, this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
 		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);

@@ -1,5 +1,9 @@
 package dev.zklock.core;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * The ZooKeeper node through which this JVM holds a key: it belongs to the key's
  * {@link LockEntry}, not to a thread, so it can pass from one local holder to the next.
@@ -13,6 +17,15 @@ final class Lease {
 	private final long sessionId;
 
 	private volatile LeaseState state = LeaseState.HELD;
+
+	/** Set once someone wrote Curator's revocation request into the node. */
+	private volatile boolean revocationRequested;
+
+	/** Told of a revocation request: by holder, so that each hold's end removes its own. */
+	private final List<Revocable> revocationListeners = new CopyOnWriteArrayList<>();
+
+	/** Whether the node's data is watched for a revocation request. */
+	private final AtomicBoolean revocationWatched = new AtomicBoolean();
 
 	Lease(String nodePath, long fencingToken, long sessionId) {
 		this.nodePath = nodePath;
@@ -36,6 +49,48 @@ final class Lease {
 		return this.state;
 	}
 
+	boolean isRevocationRequested() {
+		return this.revocationRequested;
+	}
+
+	/**
+	 * Add a listener for a revocation request on behalf of a holder; told at once if one came
+	 * already.
+	 * @return whether the node's data must now be watched: the first listener arms the watch
+	 */
+	boolean addRevocationListener(Object holder, Runnable listener) {
+		boolean requested;
+		synchronized (this) {
+			this.revocationListeners.add(new Revocable(holder, listener));
+			requested = this.revocationRequested;
+		}
+		if (requested) {
+			listener.run();
+		}
+		return this.revocationWatched.compareAndSet(false, true);
+	}
+
+	/**
+	 * Forget the listeners of a holder whose hold ended.
+	 */
+	void removeRevocationListeners(Object holder) {
+		this.revocationListeners.removeIf((revocable) -> revocable.holder() == holder);
+	}
+
+	/**
+	 * Note a revocation request and tell the listeners, once.
+	 * @return the listeners to tell, empty if it was known already
+	 */
+	List<Runnable> revocationRequested() {
+		synchronized (this) {
+			if (this.revocationRequested) {
+				return List.of();
+			}
+			this.revocationRequested = true;
+			return this.revocationListeners.stream().map(Revocable::listener).toList();
+		}
+	}
+
 	/**
 	 * Move to a new state; LOST is final. Returns whether the state changed.
 	 */
@@ -45,6 +100,9 @@ final class Lease {
 		}
 		this.state = to;
 		return true;
+	}
+
+	private record Revocable(Object holder, Runnable listener) {
 	}
 
 }

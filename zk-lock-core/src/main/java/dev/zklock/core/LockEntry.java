@@ -259,6 +259,9 @@ final class LockEntry extends TableEntry {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
 			Lease current = this.lease;
+			if (current != null) {
+				current.removeRevocationListeners(who);
+			}
 			Waiter next = this.waiters.peekFirst();
 			CompletableFuture<Void> delete = null;
 			boolean handedOff = false;
@@ -314,6 +317,10 @@ final class LockEntry extends TableEntry {
 			this.holder = to;
 			this.ownerThread = null;
 			this.holds = 0;
+			Lease current = this.lease;
+			if (current != null) {
+				current.removeRevocationListeners(from);
+			}
 		}
 	}
 

@@ -11,7 +11,7 @@ import org.apache.zookeeper.Watcher;
  * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the data
  * watch on a predecessor a participant waits behind, and the child watch on a lock path that
  * tells a holder another participant queued behind it, or a semaphore's waiting lease that a
- * lease ahead of it went.
+ * lease ahead of it went, and the data watch on a held node for a revocation request.
  *
  * <p>One object rather than one per wait, because the ZooKeeper client keeps every distinct
  * watcher object until its watch fires: a participant that timed out behind a long holder would
@@ -32,8 +32,16 @@ final class LockWatches implements Watcher {
 	/** Told the server path of a lock path whose children changed. */
 	private final Consumer<String> childrenChanged;
 
-	LockWatches(Consumer<String> childrenChanged) {
+	/** Told the server path of a node whose data changed or that was deleted. */
+	private final Consumer<String> nodeChanged;
+
+	/** Told when the connection changed. */
+	private final Runnable connectionChanged;
+
+	LockWatches(Consumer<String> childrenChanged, Consumer<String> nodeChanged, Runnable connectionChanged) {
 		this.childrenChanged = childrenChanged;
+		this.nodeChanged = nodeChanged;
+		this.connectionChanged = connectionChanged;
 	}
 
 	@Override
@@ -43,6 +51,7 @@ final class LockWatches implements Watcher {
 				// The connection changed: every waiter looks again, on whatever session it has
 				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
+				this.connectionChanged.run();
 			}
 			case NodeChildrenChanged -> {
 				CompletableFuture<Void> waiter = this.childLists.remove(event.getPath());
@@ -56,6 +65,7 @@ final class LockWatches implements Watcher {
 				if (waiter != null) {
 					waiter.complete(null);
 				}
+				this.nodeChanged.accept(event.getPath());
 			}
 		}
 	}

@@ -179,6 +179,32 @@ final class MultiKeyLock implements ZkLock {
 		return worst;
 	}
 
+	/**
+	 * Told once, whichever key's hold is asked to be given up first.
+	 */
+	@Override
+	public void onRevocationRequested(Runnable listener) {
+		java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+		Runnable once = () -> {
+			if (told.compareAndSet(false, true)) {
+				listener.run();
+			}
+		};
+		for (ZkLock lock : this.locks) {
+			lock.onRevocationRequested(once);
+		}
+	}
+
+	@Override
+	public boolean isRevocationRequested() {
+		for (ZkLock lock : this.locks) {
+			if (lock.isRevocationRequested()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	@Override
 	public ZkLease toLease() {
 		Thread current = Thread.currentThread();

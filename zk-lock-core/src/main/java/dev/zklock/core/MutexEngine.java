@@ -17,6 +17,10 @@ final class MutexEngine {
 		this.engine = engine;
 	}
 
+	Revocations revocations() {
+		return this.engine.revocations;
+	}
+
 	/**
 	 * The entry of a lock path, if anyone of this JVM holds or waits for it.
 	 */

@@ -18,6 +18,10 @@ final class ReadWriteEngine {
 		return new DefaultZkReadWriteLock(this, key, path);
 	}
 
+	Revocations revocations() {
+		return this.engine.revocations;
+	}
+
 	@Nullable ReadWriteEntry entry(String path) {
 		return this.engine.readWrites.get(path);
 	}
@@ -133,6 +137,7 @@ final class ReadWriteEngine {
 		ReadWriteEntry.Release release = entry.leaveRead(this.engine.reaper);
 		// After the delete was sent: a local writer's create then follows it in the session
 		entry.local.readLock().unlock();
+		forgetListeners(entry);
 		finish(entry, release);
 	}
 
@@ -148,7 +153,18 @@ final class ReadWriteEngine {
 		}
 		ReadWriteEntry.Release release = entry.leaveWrite(this.engine.reaper);
 		entry.local.writeLock().unlock();
+		forgetListeners(entry);
 		finish(entry, release);
+	}
+
+	/**
+	 * A thread that holds neither side any more is told of no revocation request.
+	 */
+	private static void forgetListeners(ReadWriteEntry entry) {
+		if (entry.local.getReadHoldCount() == 0 && !entry.local.isWriteLockedByCurrentThread()) {
+			Thread current = Thread.currentThread();
+			entry.forEachLease((lease) -> lease.removeRevocationListeners(current));
+		}
 	}
 
 	private void finish(ReadWriteEntry entry, ReadWriteEntry.Release release) {

@@ -121,6 +121,37 @@ abstract class ThreadOwnedLock implements ZkLock {
 		});
 	}
 
+	/**
+	 * The lease behind the current thread's hold.
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	abstract Lease heldLease();
+
+	/**
+	 * Where revocation requests are watched.
+	 */
+	abstract Revocations revocations();
+
+	@Override
+	public final long fencingToken() {
+		return heldLease().fencingToken();
+	}
+
+	@Override
+	public final LeaseState leaseState() {
+		return heldLease().state();
+	}
+
+	@Override
+	public final void onRevocationRequested(Runnable listener) {
+		revocations().listen(heldLease(), Thread.currentThread(), listener);
+	}
+
+	@Override
+	public final boolean isRevocationRequested() {
+		return heldLease().isRevocationRequested();
+	}
+
 	@Override
 	public final String key() {
 		return this.key;

@@ -58,6 +58,27 @@ public interface ZkLock extends Lock {
 	LeaseState leaseState();
 
 	/**
+	 * Ask to be told when someone requests that this hold be given up: through
+	 * {@link ZkLockRegistry#requestRevocation(String)}, or Curator's
+	 * {@code Revoker.attemptRevoke} on this JVM's node, both of which write Curator's
+	 * {@code __REVOKE__} into it. The first call of a hold arms a watch on the node (one read).
+	 * The listener runs once, on a ZooKeeper event thread, and must not block; it is forgotten
+	 * when the current thread's hold ends. A request asks; it takes nothing away: the lock stays
+	 * held until released.
+	 * @param listener what to run when revocation is requested, at once if it was already
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	void onRevocationRequested(Runnable listener);
+
+	/**
+	 * Return whether revocation of the current hold was requested and this JVM knows it: only
+	 * once {@link #onRevocationRequested} armed the watch.
+	 * @return whether revocation was requested
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	boolean isRevocationRequested();
+
+	/**
 	 * Hand this thread's hold to a {@link ZkLease} that any thread may release: for work that
 	 * goes on after the calling method returns, such as a {@code CompletableFuture} or a reactive
 	 * stream. The lock stays held throughout; from now on the lease holds it and the thread does

@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  */
 public class ZkLockRegistry implements AutoCloseable {
 
+	private static final String LISTING = "listing the participants of";
+
 	private final CuratorFramework client;
 
 	private final ZkLockOptions options;
@@ -307,7 +309,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 		List<String> children;
 		try {
-			children = ZkParticipant.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, key, path));
+			children = ZkParticipant.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
@@ -318,7 +320,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		}
 		List<Participant> participants = new ArrayList<>();
 		for (int i = 0; i < children.size(); i++) {
-			ZkOps.NodeData read = awaitRead(reads.get(i), deadline, key, path);
+			ZkOps.NodeData read = awaitRead(reads.get(i), deadline, LISTING, key, path);
 			if (read == null) {
 				// Released while we read: no longer a participant
 				continue;
@@ -331,13 +333,47 @@ public class ZkLockRegistry implements AutoCloseable {
 		return participants;
 	}
 
-	private <T> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String key, String path) throws Exception {
+	/**
+	 * Ask whoever holds a key's lock, in any JVM, to give it up: write Curator's revocation
+	 * request ({@code __REVOKE__}, as {@code Revoker.attemptRevoke} does) into every node that
+	 * holds it: the mutex holder's, the writer's, or every reader's. A holder that asked to be
+	 * told ({@link ZkLock#onRevocationRequested}, Curator's {@code makeRevocable}) is told; the
+	 * others are not, and nothing is taken from anyone: it is a request. Semaphore leases are
+	 * not revoked this way.
+	 * @param key the key
+	 * @return the nodes asked, empty if nobody holds the lock
+	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws Exception if ZooKeeper refused
+	 */
+	public List<String> requestRevocation(String key) throws Exception {
+		String path = lockPath(key);
+		String what = "requesting revocation of";
+		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+		List<String> children;
+		try {
+			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, what, key, path);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return List.of();
+		}
+		List<String> asked = new ArrayList<>();
+		for (String holder : Revocations.holders(children)) {
+			String node = path + "/" + holder;
+			if (awaitRead(this.engine.ops.setData(node, Revocations.REVOKE), deadline, what, key, path)) {
+				asked.add(node);
+			}
+		}
+		return asked;
+	}
+
+	private <T> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what, String key, String path)
+			throws Exception {
 		try {
 			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			throw new TimeoutException("ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs()
-					+ " ms when listing the participants of lock '" + key + "' (" + path + "), connect string "
+					+ " ms when " + what + " lock '" + key + "' (" + path + "), connect string "
 					+ this.engine.ops.connectString());
 		}
 		catch (ExecutionException ex) {

@@ -178,6 +178,28 @@ final class ZkOps {
 	}
 
 	/**
+	 * Write a node's data, whatever its version; completes with {@code false} if the node does
+	 * not exist.
+	 */
+	CompletableFuture<Boolean> setData(String path, byte[] data) {
+		CompletableFuture<Boolean> future = new CompletableFuture<>();
+		try {
+			zooKeeper().setData(serverPath(path), data, -1, (rc, p, ctx, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(rc == KeeperException.Code.OK.intValue());
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
 	 * Bring the server this client talks to up to date with the leader, so that a read sent
 	 * after it sees every write the ensemble applied before it. Needed after a reconnect, which
 	 * may land on a server that has not yet applied a create this client sent before.

@@ -1,0 +1,124 @@
+package dev.zklock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Revocation as Curator does it ({@code Revoker.attemptRevoke}, {@code makeRevocable}): whoever
+ * wants a lock back writes {@code __REVOKE__} into the holder's node; a holder that opted in
+ * watches its node's data and is told. It is a request: the holder decides when to release.
+ */
+final class Revocations {
+
+	/** Curator's {@code LockInternals.REVOKE_MESSAGE}. */
+	static final byte[] REVOKE = "__REVOKE__".getBytes(StandardCharsets.UTF_8);
+
+	private static final Logger logger = LoggerFactory.getLogger(Revocations.class);
+
+	private final ZkOps ops;
+
+	/** The nodes watched for a request, by server path. */
+	private final ConcurrentHashMap<String, Lease> watched = new ConcurrentHashMap<>();
+
+	private Watcher watcher = (event) -> {
+	};
+
+	Revocations(ZkOps ops) {
+		this.ops = ops;
+	}
+
+	/**
+	 * Set the registry's one watcher, made after this object.
+	 */
+	void watchWith(Watcher watcher) {
+		this.watcher = watcher;
+	}
+
+	/**
+	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the lease's node is
+	 * requested; the first listener of a lease arms a watch on the node's data (one read).
+	 */
+	void listen(Lease lease, Object holder, Runnable listener) {
+		if (lease.addRevocationListener(holder, safely(listener))) {
+			this.watched.put(this.ops.serverPath(lease.nodePath()), lease);
+			read(lease);
+		}
+	}
+
+	/**
+	 * The data of a node changed, or it went: look at it again, if it is watched.
+	 */
+	void changed(String serverPath) {
+		Lease lease = this.watched.get(serverPath);
+		if (lease != null) {
+			read(lease);
+		}
+	}
+
+	/**
+	 * The connection changed: read again every node watched, since a read that failed with the
+	 * connection left no watch behind.
+	 */
+	void reconnected() {
+		this.watched.values().forEach(this::read);
+	}
+
+	/**
+	 * The children of a lock path that hold, as each node's recipe says: the first mutex or
+	 * write node, or the read nodes ahead of any write node, Curator's alike.
+	 * @param children the children, in any order
+	 * @return the names of the holding nodes
+	 */
+	static List<String> holders(List<String> children) {
+		List<String> queue = ZkParticipant.inQueueOrder(children);
+		List<String> holders = new ArrayList<>();
+		for (int i = 0; i < queue.size(); i++) {
+			if (driverOf(queue.get(i)).blockerIndex(queue, i) == LockDriver.HOLDS) {
+				holders.add(queue.get(i));
+			}
+		}
+		return holders;
+	}
+
+	private static LockDriver driverOf(String nodeName) {
+		if (nodeName.contains(LockDriver.READ.lockName())) {
+			return LockDriver.READ;
+		}
+		return nodeName.contains(LockDriver.WRITE.lockName()) ? LockDriver.WRITE : LockDriver.MUTEX;
+	}
+
+	private void read(Lease lease) {
+		String serverPath = this.ops.serverPath(lease.nodePath());
+		this.ops.getData(lease.nodePath(), this.watcher).whenComplete((read, ex) -> {
+			if (ex != null) {
+				// No watch was left: the next connection event reads again
+				return;
+			}
+			if (read == null) {
+				this.watched.remove(serverPath, lease);
+			}
+			else if (Arrays.equals(read.data(), REVOKE)) {
+				lease.revocationRequested().forEach(Runnable::run);
+			}
+		});
+	}
+
+	private static Runnable safely(Runnable listener) {
+		return () -> {
+			try {
+				listener.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A revocation listener failed", ex);
+			}
+		};
+	}
+
+}
