@@ -1,11 +1,13 @@
-package dev.zklock.autoconfigure.embedded;
+package dev.zklock.embedded;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Properties;
@@ -21,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A standalone ZooKeeper server in this JVM, for development and tests only: one server is no
  * ensemble, and it dies with the application. Its admin server is off, and a fatal error inside
- * it is logged rather than calling {@code System.exit}.
+ * it is logged rather than calling {@code System.exit}. A temporary data directory is deleted
+ * when the server stops, and when it fails to start.
  *
  * @author zk-lock
  */
@@ -29,7 +32,16 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
 
-	private static final long START_TIMEOUT_MILLIS = 30_000;
+	/** Prefix of the temporary data directories, in {@code java.io.tmpdir}. */
+	static final String TEMP_DIR_PREFIX = "zk-lock-embedded";
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+	/**
+	 * How long a temporary data directory may resist deletion: ZooKeeper's threads may still be
+	 * closing its files.
+	 */
+	private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(5);
 
 	private final ZooKeeperServerEmbedded server;
 
@@ -47,25 +59,36 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	 * @throws Exception if the server does not start
 	 */
 	public EmbeddedZooKeeper(int port, @Nullable Path dataDir) throws Exception {
+		this(port, dataDir, new Properties(), START_TIMEOUT);
+	}
+
+	/**
+	 * Start a server with more ZooKeeper configuration and another start timeout: tests use it to
+	 * make a real server fail where the public constructor cannot be made to.
+	 */
+	EmbeddedZooKeeper(int port, @Nullable Path dataDir, Properties moreConfiguration, Duration startTimeout)
+			throws Exception {
 		if (port != 0) {
 			// Before anything is created: ZooKeeper's own bind failure is only logged by its
 			// server thread, and start() then waits out its whole timeout
 			checkPortIsFree(port);
 		}
 		this.deleteOnClose = (dataDir == null);
-		this.baseDir = (dataDir != null) ? Files.createDirectories(dataDir) : Files.createTempDirectory("zk-lock-embedded");
+		this.baseDir = (dataDir != null) ? Files.createDirectories(dataDir)
+				: Files.createTempDirectory(TEMP_DIR_PREFIX);
 		ZooKeeperServerEmbedded server = null;
 		try {
 			Properties configuration = new Properties();
 			configuration.setProperty("clientPort", Integer.toString(port));
 			configuration.setProperty("admin.enableServer", "false");
 			configuration.setProperty("tickTime", "2000");
+			configuration.putAll(moreConfiguration);
 			server = ZooKeeperServerEmbedded.builder()
 				.baseDir(this.baseDir)
 				.configuration(configuration)
 				.exitHandler(ExitHandler.LOG_ONLY)
 				.build();
-			server.start(START_TIMEOUT_MILLIS);
+			server.start(startTimeout.toMillis());
 		}
 		catch (TimeoutException ex) {
 			// ZooKeeper has closed the server itself
@@ -81,7 +104,7 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 				}
 			}
 			throw new IllegalStateException("The embedded ZooKeeper server did not start within "
-					+ START_TIMEOUT_MILLIS + " ms; ZooKeeper's log above says why", ex);
+					+ startTimeout.toMillis() + " ms; ZooKeeper's log above says why", ex);
 		}
 		catch (Exception | Error ex) {
 			if (server != null) {
@@ -127,20 +150,60 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 		return this.connectString;
 	}
 
+	/**
+	 * Stop the server, and delete its data directory if it is a temporary one.
+	 */
 	@Override
 	public void close() {
-		this.server.close();
-		deleteBaseDir();
+		try {
+			this.server.close();
+		}
+		finally {
+			deleteBaseDir();
+		}
 	}
 
 	private void deleteBaseDir() {
-		if (this.deleteOnClose) {
-			try (Stream<Path> paths = Files.walk(this.baseDir)) {
-				paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		if (!this.deleteOnClose) {
+			return;
+		}
+		// ZooKeeper's server thread finishes its shutdown after close() returns, and may still
+		// hold or write a file: try again until the directory is gone
+		long deadline = System.nanoTime() + DELETE_TIMEOUT.toNanos();
+		while (true) {
+			try {
+				deleteRecursively(this.baseDir);
+				return;
 			}
-			catch (IOException ex) {
-				logger.debug("Could not delete {}", this.baseDir, ex);
+			catch (IOException | UncheckedIOException ex) {
+				if (System.nanoTime() - deadline > 0 || !pauseBeforeRetry()) {
+					// Left behind in the temporary directory: worth a line, not a failed shutdown
+					logger.warn("Could not delete the embedded ZooKeeper's data directory {}", this.baseDir, ex);
+					return;
+				}
 			}
+		}
+	}
+
+	private static void deleteRecursively(Path directory) throws IOException {
+		if (!Files.exists(directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+				Files.deleteIfExists(path);
+			}
+		}
+	}
+
+	private static boolean pauseBeforeRetry() {
+		try {
+			Thread.sleep(50);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
 		}
 	}
 
