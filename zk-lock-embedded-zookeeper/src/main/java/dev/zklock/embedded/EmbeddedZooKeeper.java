@@ -9,8 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * A standalone ZooKeeper server in this JVM, for development and tests only: one server is no
  * ensemble, and it dies with the application. Its admin server is off, and a fatal error inside
  * it is logged rather than calling {@code System.exit}. A temporary data directory is deleted
- * when the server stops, and when it fails to start.
+ * when the server stops, and when it fails to start (once whatever ZooKeeper had started is
+ * stopped).
  *
  * @author zk-lock
  */
@@ -37,13 +40,21 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
+	/** How long stopping waits for ZooKeeper's server thread to end. */
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
 	/**
 	 * How long a temporary data directory may resist deletion: ZooKeeper's threads may still be
 	 * closing its files.
 	 */
 	private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(5);
 
+	/** Name of the thread that runs a server of {@link ZooKeeperServerEmbedded}. */
+	private static final String SERVER_THREAD_NAME = "zkservermainrunner";
+
 	private final ZooKeeperServerEmbedded server;
+
+	private final List<Thread> serverThreads;
 
 	private final Path baseDir;
 
@@ -76,6 +87,7 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 		this.deleteOnClose = (dataDir == null);
 		this.baseDir = (dataDir != null) ? Files.createDirectories(dataDir)
 				: Files.createTempDirectory(TEMP_DIR_PREFIX);
+		Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
 		ZooKeeperServerEmbedded server = null;
 		try {
 			Properties configuration = new Properties();
@@ -90,33 +102,78 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 				.build();
 			server.start(startTimeout.toMillis());
 		}
-		catch (TimeoutException ex) {
-			// ZooKeeper has closed the server itself
-			deleteBaseDir();
-			if (port != 0) {
-				try {
-					// Taken between the check above and ZooKeeper's bind
-					checkPortIsFree(port);
-				}
-				catch (IllegalStateException bindFailure) {
-					bindFailure.addSuppressed(ex);
-					throw bindFailure;
-				}
-			}
-			throw new IllegalStateException("The embedded ZooKeeper server did not start within "
-					+ startTimeout.toMillis() + " ms; ZooKeeper's log above says why", ex);
-		}
 		catch (Exception | Error ex) {
 			if (server != null) {
-				server.close();
+				stop(server, serverThreadsStartedSince(threadsBefore));
 			}
 			deleteBaseDir();
+			if (ex instanceof TimeoutException timeout) {
+				throw startTimedOut(port, startTimeout, timeout);
+			}
 			throw ex;
 		}
 		this.server = server;
+		this.serverThreads = serverThreadsStartedSince(threadsBefore);
 		this.connectString = this.server.getConnectionString();
 		logger.info("Started an embedded ZooKeeper at {} (data in {}), for development only: a single in-process "
 				+ "server is no ensemble and stops with this application", this.connectString, this.baseDir);
+	}
+
+	private static IllegalStateException startTimedOut(int port, Duration startTimeout, TimeoutException timeout) {
+		if (port != 0) {
+			try {
+				// Taken between the check above and ZooKeeper's bind
+				checkPortIsFree(port);
+			}
+			catch (IllegalStateException bindFailure) {
+				bindFailure.addSuppressed(timeout);
+				return bindFailure;
+			}
+		}
+		return new IllegalStateException("The embedded ZooKeeper server did not start within "
+				+ startTimeout.toMillis() + " ms; ZooKeeper's log above says why", timeout);
+	}
+
+	/**
+	 * The server threads that {@code start} created. ZooKeeper keeps its own to itself; it is
+	 * the one of its name that was not there before (another server starting in this JVM at the
+	 * same moment would add its own, and only make stopping wait longer).
+	 */
+	private static List<Thread> serverThreadsStartedSince(Set<Thread> before) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> SERVER_THREAD_NAME.equals(thread.getName()) && !before.contains(thread))
+			.toList();
+	}
+
+	/**
+	 * Close the server until its threads have ended. Once is not always enough: ZooKeeper's
+	 * close stops nothing while its server thread is still starting (as when start times out),
+	 * and that thread then brings up a server that nobody stops, writing to the data directory.
+	 */
+	private static void stop(ZooKeeperServerEmbedded server, List<Thread> serverThreads) {
+		long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+		server.close();
+		for (Thread thread : serverThreads) {
+			while (thread.isAlive()) {
+				if (System.nanoTime() - deadline > 0) {
+					logger.warn("The embedded ZooKeeper server's thread did not end within {} ms of closing it",
+							STOP_TIMEOUT.toMillis());
+					return;
+				}
+				try {
+					thread.join(100);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				if (thread.isAlive()) {
+					server.close();
+				}
+			}
+		}
 	}
 
 	/**
@@ -156,7 +213,7 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
-			this.server.close();
+			stop(this.server, this.serverThreads);
 		}
 		finally {
 			deleteBaseDir();

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * environment once a JVM, when its server and client classes load: this class must be the first
  * in its JVM to start either, which the build ensures by forking a JVM for each test class.
  */
-@Timeout(60)
+// The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded machine
+@Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class EmbeddedZooKeeperQuietLogTests {
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -24,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The temporary data directory of the embedded server (no {@code zklock.embedded.data-dir}) is
@@ -86,6 +88,24 @@ class EmbeddedZooKeeperTempDirectoryTests {
 				.isThrownBy(() -> new EmbeddedZooKeeper(0, null, configuration, Duration.ofSeconds(2)))
 				.withMessageContaining("did not start within 2000 ms");
 		}
+		assertThat(tempDataDirectories()).isEqualTo(this.before);
+	}
+
+	@Test
+	void removedAndTheServerStoppedWhenStartTimesOutMidway() {
+		Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
+		// ZooKeeper is still starting when its start times out, and its own close() then stops
+		// nothing: its thread would go on to bring up a server, writing to the deleted directory
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> new EmbeddedZooKeeper(0, null, new Properties(), Duration.ZERO))
+			.withMessageContaining("did not start within 0 ms");
+		assertThat(tempDataDirectories()).isEqualTo(this.before);
+		// Nor is a server left running, with its port, after the failure
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+				.noneMatch((thread) -> thread.isAlive() && !threadsBefore.contains(thread)
+						&& (thread.getName().equals("zkservermainrunner")
+								|| thread.getName().startsWith("NIOServerCxnFactory"))));
 		assertThat(tempDataDirectories()).isEqualTo(this.before);
 	}
 
