@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper;
 import dev.zklock.core.ChildJvm;
+import dev.zklock.embedded.EmbeddedZooKeeper;
 import dev.zklock.scheduledapp.ScheduledJobApplication;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -10,9 +10,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper;
 import dev.zklock.core.ChildJvm;
 import dev.zklock.counterapp.CounterApplication;
+import dev.zklock.embedded.EmbeddedZooKeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

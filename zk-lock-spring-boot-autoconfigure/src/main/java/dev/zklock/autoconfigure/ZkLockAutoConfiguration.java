@@ -23,17 +23,18 @@ import org.slf4j.LoggerFactory;
 
 import dev.zklock.aop.DistributedLockAdvisor;
 import dev.zklock.aop.ProxyDistributedLockConfiguration;
-import dev.zklock.autoconfigure.embedded.EmbeddedZooKeeperConfiguration;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,7 +52,6 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnClass(CuratorFramework.class)
 @ConditionalOnBooleanProperty(name = "zklock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ZkLockProperties.class)
-@Import(EmbeddedZooKeeperConfiguration.class)
 public final class ZkLockAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(ZkLockAutoConfiguration.class);
@@ -202,6 +202,25 @@ public final class ZkLockAutoConfiguration {
 	@ConditionalOnMissingBean(DistributedLockAdvisor.class)
 	@Import({ ZkLockProxyRegistrar.class, ProxyDistributedLockConfiguration.class })
 	static final class DistributedLockConfiguration {
+
+	}
+
+	/**
+	 * {@code zklock.embedded.enabled=true} without the module that holds the embedded server. The
+	 * check is a bean factory post-processor so that it fails before any bean exists: were it an
+	 * ordinary bean, the client could already be connecting to {@code zklock.connect-string}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty("zklock.embedded.enabled")
+	@ConditionalOnMissingClass(EmbeddedZooKeeperModuleMissingException.AUTO_CONFIGURATION)
+	static final class EmbeddedZooKeeperModuleMissingConfiguration {
+
+		@Bean
+		static BeanFactoryPostProcessor zkLockEmbeddedZooKeeperModuleCheck() {
+			return (beanFactory) -> {
+				throw new EmbeddedZooKeeperModuleMissingException();
+			};
+		}
 
 	}
 

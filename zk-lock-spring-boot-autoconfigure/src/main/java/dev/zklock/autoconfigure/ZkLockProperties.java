@@ -358,14 +358,16 @@ public class ZkLockProperties {
 	}
 
 	/**
-	 * In-process ZooKeeper server, for development and tests only. Needs
-	 * io.dropwizard.metrics:metrics-core on the classpath.
+	 * In-process ZooKeeper server, for development and tests only. The server is in its own
+	 * module, dev.zklock:zk-lock-embedded-zookeeper, which the starter does not bring; these
+	 * properties are bound here so that enabling it without the module fails startup.
 	 */
 	public static class Embedded {
 
 		/**
 		 * Whether to start an in-process ZooKeeper server and connect to it, ignoring
-		 * connect-string.
+		 * connect-string. Needs dev.zklock:zk-lock-embedded-zookeeper on the classpath; without
+		 * it, startup fails.
 		 */
 		private boolean enabled;
 
@@ -375,8 +377,8 @@ public class ZkLockProperties {
 		private int port = 2181;
 
 		/**
-		 * Data directory of the embedded server. A temporary directory, deleted on shutdown,
-		 * when not set.
+		 * Data directory of the embedded server, kept on shutdown. When not set, a temporary
+		 * directory, deleted on shutdown and when the server fails to start.
 		 */
 		private @Nullable Path dataDir;
 

@@ -26,8 +26,7 @@ class ZkLockFailureAnalyzersRegistrationTests {
 		assertThat(analyzers).extracting((analyzer) -> analyzer.getClass().getName())
 			.contains("dev.zklock.autoconfigure.InvalidLockDeclarationFailureAnalyzer",
 					"dev.zklock.autoconfigure.ZooKeeperUnreachableFailureAnalyzer",
-					"dev.zklock.autoconfigure.embedded.EmbeddedZooKeeperPortInUseFailureAnalyzer",
-					"dev.zklock.autoconfigure.embedded.EmbeddedZooKeeperDependenciesMissingFailureAnalyzer");
+					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer");
 	}
 
 }

@@ -23,7 +23,9 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * The ZooKeeper a user gets is the one we test: a throwaway application that depends only on the
  * starter, and does not inherit our parent's {@code dependencyManagement}, resolves
- * {@code org.apache.zookeeper:zookeeper} at {@code ${zookeeper.version}}.
+ * {@code org.apache.zookeeper:zookeeper} at {@code ${zookeeper.version}}, and not the embedded
+ * server. One that adds {@code zk-lock-embedded-zookeeper} with test scope gets the server's
+ * libraries that ZooKeeper declares 'provided', at the versions we test, without naming them.
  * <p>
  * The child Maven (the one running this build) uses a fresh local repository in a temporary
  * directory, seeded with the POMs of this source tree, which are what {@code install} and
@@ -40,6 +42,9 @@ class UserProjectDependencyTests {
 	private static final List<String> MODULES = List.of("zk-lock-core", "zk-lock-spring",
 			"zk-lock-spring-boot-autoconfigure", "zk-lock-spring-boot-starter");
 
+	/** The embedded server's module, which users add beside the starter. */
+	private static final String EMBEDDED_MODULE = "zk-lock-embedded-zookeeper";
+
 	private static final Pattern ZKLOCK_NODE = Pattern.compile("dev\\.zklock:([\\w.-]+):");
 
 	@TempDir
@@ -47,6 +52,38 @@ class UserProjectDependencyTests {
 
 	@Test
 	void aUserOfTheStarterResolvesTheZooKeeperWeTest() throws Exception {
+		String zookeeperVersion = property("zklock.zookeeperVersion");
+		String resolved = resolve(MODULES, dependency("zk-lock-spring-boot-starter", null));
+		String zookeeper = "org.apache.zookeeper:zookeeper:jar:" + zookeeperVersion + ":compile";
+		String jute = "org.apache.zookeeper:zookeeper-jute:jar:" + zookeeperVersion + ":compile";
+		assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
+			.contains(zookeeper, jute)
+			.doesNotContainPattern(
+					"org\\.apache\\.zookeeper:zookeeper:jar:(?!" + Pattern.quote(zookeeperVersion) + ":)")
+			// The embedded server is for tests and development: the starter must not bring it
+			.doesNotContain(EMBEDDED_MODULE, "io.dropwizard.metrics:metrics-core", "org.xerial.snappy:snappy-java");
+	}
+
+	@Test
+	void aUserOfTheEmbeddedServerGetsItsLibrariesWithoutNamingThem() throws Exception {
+		List<String> modules = new ArrayList<>(MODULES);
+		modules.add(EMBEDDED_MODULE);
+		String resolved = resolve(modules, dependency("zk-lock-spring-boot-starter", null),
+				dependency(EMBEDDED_MODULE, "test"));
+		// ZooKeeper declares both 'provided'; the module brings them, at the versions our build manages
+		assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
+			.contains("dev.zklock:" + EMBEDDED_MODULE + ":jar:" + property("zklock.version") + ":test")
+			.contains("io.dropwizard.metrics:metrics-core:jar:" + property("zklock.metricsVersion") + ":test")
+			.contains("org.xerial.snappy:snappy-java:jar:" + property("zklock.snappyVersion") + ":test")
+			.contains("org.apache.zookeeper:zookeeper:jar:" + property("zklock.zookeeperVersion") + ":compile");
+	}
+
+	/**
+	 * Resolves the dependency tree of a throwaway user project with the given dependencies,
+	 * with the given modules seeded from this source tree.
+	 * @return the tree, as maven-dependency-plugin writes it
+	 */
+	private String resolve(List<String> modules, String... dependencies) throws Exception {
 		String version = property("zklock.version");
 		String zookeeperVersion = property("zklock.zookeeperVersion");
 		Path sourceRoot = Path.of(property("zklock.sourceRoot")).toRealPath();
@@ -56,7 +93,7 @@ class UserProjectDependencyTests {
 
 		Path repo = Files.createDirectories(this.dir.resolve("repo"));
 		seed(repo, "zk-lock-parent", version, sourceRoot.resolve("pom.xml"), false);
-		for (String module : MODULES) {
+		for (String module : modules) {
 			seed(repo, module, version, sourceRoot.resolve(module).resolve("pom.xml"), true);
 		}
 		// Central, and any repository a POM names, is ~/.m2 read as a remote repository: it keeps
@@ -95,14 +132,10 @@ class UserProjectDependencyTests {
 				  <artifactId>user-app</artifactId>
 				  <version>1.0</version>
 				  <dependencies>
-				    <dependency>
-				      <groupId>dev.zklock</groupId>
-				      <artifactId>zk-lock-spring-boot-starter</artifactId>
-				      <version>%s</version>
-				    </dependency>
+				%s
 				  </dependencies>
 				</project>
-				""".formatted(version));
+				""".formatted(String.join("\n", dependencies)));
 
 		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline flag and
 		// all), outside any project so that no dev.zklock artifact is looked up
@@ -117,15 +150,10 @@ class UserProjectDependencyTests {
 				List.of("-s", settings.toString(), plugin + ":tree", "-DoutputFile=" + tree));
 		String resolved = Files.readString(tree);
 
-		String zookeeper = "org.apache.zookeeper:zookeeper:jar:" + zookeeperVersion + ":compile";
-		String jute = "org.apache.zookeeper:zookeeper-jute:jar:" + zookeeperVersion + ":compile";
-		assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
-			.contains(zookeeper, jute)
-			.doesNotContainPattern("org\\.apache\\.zookeeper:zookeeper:jar:(?!" + Pattern.quote(zookeeperVersion) + ":)");
 		// Our artifacts were all read from the seeded POMs, none missing and none downloaded
 		Matcher matcher = ZKLOCK_NODE.matcher(resolved);
 		while (matcher.find()) {
-			assertThat(MODULES).as("seeded dev.zklock artifacts").contains(matcher.group(1));
+			assertThat(modules).as("seeded dev.zklock artifacts").contains(matcher.group(1));
 		}
 		// A POM missing from ~/.m2 is only a warning; the losing ZooKeeper's (Curator's) may be
 		assertThat(log).doesNotContain("The POM for dev.zklock",
@@ -136,6 +164,18 @@ class UserProjectDependencyTests {
 				.as("files Maven downloaded over the seeded ones")
 				.noneMatch((name) -> name.equals("_remote.repositories") || name.startsWith("maven-metadata"));
 		}
+		return resolved;
+	}
+
+	/** A user project's dependency on one of our modules. */
+	private static String dependency(String artifactId, String scope) {
+		return """
+				    <dependency>
+				      <groupId>dev.zklock</groupId>
+				      <artifactId>%s</artifactId>
+				      <version>%s</version>%s
+				    </dependency>""".formatted(artifactId, property("zklock.version"),
+				(scope != null) ? "\n      <scope>" + scope + "</scope>" : "");
 	}
 
 	/** Lays out a POM (and an empty jar) as {@code install} would, without its bookkeeping. */

@@ -1,4 +1,4 @@
-package dev.zklock.autoconfigure.embedded;
+package dev.zklock.embedded;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

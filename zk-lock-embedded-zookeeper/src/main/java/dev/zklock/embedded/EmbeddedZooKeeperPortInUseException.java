@@ -1,4 +1,4 @@
-package dev.zklock.autoconfigure.embedded;
+package dev.zklock.embedded;
 
 /**
  * Thrown when the embedded ZooKeeper server cannot start because its client port

@@ -1,4 +1,4 @@
-package dev.zklock.autoconfigure.embedded;
+package dev.zklock.embedded;
 
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -23,7 +23,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -33,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Tests for the embedded ZooKeeper's failure analyzers, with a real server and a real socket
- * holding the port.
+ * Tests for {@link EmbeddedZooKeeperPortInUseFailureAnalyzer}, with a real server and a real
+ * socket holding the port.
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
@@ -87,7 +86,7 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 			// Spring Boot found the analyzer through spring.factories and printed the report
 			assertThat(output).contains("APPLICATION FAILED TO START")
 				.contains("port " + port + " (zklock.embedded.port) is already in use")
-				.doesNotContain("\tat dev.zklock.autoconfigure.embedded.EmbeddedZooKeeper");
+				.doesNotContain("\tat dev.zklock.embedded.EmbeddedZooKeeper");
 			// Checked before anything was created or started
 			assertThat(dataDir).doesNotExist();
 			assertThat(newThreads(threadsBefore)).noneMatch((name) -> name.startsWith("zkservermainrunner")
@@ -109,33 +108,10 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 		});
 	}
 
-	@Test
-	void missingServerLibrariesAreReported() {
-		runner().withPropertyValues("zklock.embedded.port=0")
-			.withClassLoader(new FilteredClassLoader("com.codahale.metrics", "org.xerial.snappy"))
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new EmbeddedZooKeeperDependenciesMissingFailureAnalyzer()
-					.analyze(context.getStartupFailure());
-				assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
-				assertThat(analysis.getDescription()).isEqualTo("The embedded ZooKeeper server "
-						+ "(zklock.embedded.enabled=true) needs io.dropwizard.metrics:metrics-core and "
-						+ "org.xerial.snappy:snappy-java on the classpath, and they are missing: ZooKeeper declares "
-						+ "them 'provided'.");
-				assertThat(analysis.getAction())
-					.startsWith("Add io.dropwizard.metrics:metrics-core and org.xerial.snappy:snappy-java to the "
-							+ "application's dependencies")
-					.contains("set zklock.embedded.enabled=false");
-			});
-		runner().withPropertyValues("zklock.embedded.port=0")
-			.withClassLoader(new FilteredClassLoader("org.xerial.snappy"))
-			.run((context) -> assertThat(new EmbeddedZooKeeperDependenciesMissingFailureAnalyzer()
-				.analyze(context.getStartupFailure())
-				.getDescription()).contains("needs org.xerial.snappy:snappy-java on the classpath, and it is missing"));
-	}
-
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class))
+		return new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(EmbeddedZooKeeperAutoConfiguration.class, ZkLockAutoConfiguration.class))
 			.withPropertyValues("zklock.embedded.enabled=true", "zklock.embedded.data-dir=" + this.dir.resolve("zk"));
 	}
 
@@ -149,7 +125,7 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration(ZkLockAutoConfiguration.class)
+	@ImportAutoConfiguration({ EmbeddedZooKeeperAutoConfiguration.class, ZkLockAutoConfiguration.class })
 	static class App {
 
 	}
