@@ -3,6 +3,7 @@ package dev.zklock.autoconfigure;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.InProcessZooKeeper;
@@ -12,15 +13,24 @@ import dev.zklock.core.ZkLockRegistry;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration;
+import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * zk-lock beside Spring Cloud Zookeeper's auto-configuration: one Curator client, Spring Cloud's,
- * configured by {@code spring.cloud.zookeeper.*}.
+ * configured by {@code spring.cloud.zookeeper.*}. Spring Cloud Zookeeper is on the class path of
+ * this test's own Surefire run only (see the pom); elsewhere, as with {@code -Dtest} naming it, the
+ * test is skipped.
  */
 @Timeout(60)
+@EnabledIf("springCloudZookeeperPresent")
 class SpringCloudZookeeperTests {
+
+	static boolean springCloudZookeeperPresent() {
+		return ClassUtils.isPresent("org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration",
+				SpringCloudZookeeperTests.class.getClassLoader());
+	}
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
