@@ -43,12 +43,14 @@ import org.springframework.context.annotation.Import;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
  * zk-lock: a Curator client built from {@code zklock.*} (unless the application has its own
- * {@link CuratorFramework}), a {@link ZkLockRegistry}, and the
+ * {@link CuratorFramework}, such as Spring Cloud Zookeeper's), a {@link ZkLockRegistry}, and the
  * {@link dev.zklock.annotation.DistributedLock @DistributedLock} advisor.
  *
  * @author zk-lock
  */
-@AutoConfiguration(after = AopAutoConfiguration.class)
+// After Spring Cloud Zookeeper's, so that its CuratorFramework, when there is one, is the client zk-lock uses
+@AutoConfiguration(after = AopAutoConfiguration.class,
+		afterName = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration")
 @ConditionalOnClass(CuratorFramework.class)
 @ConditionalOnBooleanProperty(name = "zklock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ZkLockProperties.class)

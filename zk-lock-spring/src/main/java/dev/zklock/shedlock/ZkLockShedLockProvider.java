@@ -1,0 +1,343 @@
+package dev.zklock.shedlock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import net.javacrumbs.shedlock.core.AbstractSimpleLock;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.LockException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockPaths;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLockRegistry;
+
+/**
+ * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider LockProvider} backed by a
+ * {@link ZkLockRegistry}: declare it as the application's {@code LockProvider} bean in place of a
+ * JDBC, Redis or other provider, and {@code @SchedulerLock} methods lock through zk-lock.
+ *
+ * <p>A lock is a zk-lock {@link ZkLease lease} on the key named like the ShedLock lock (the same
+ * lock as {@code @DistributedLock} and {@link ZkLockRegistry#obtain(String)} see under that key),
+ * taken with one attempt and no wait, as ShedLock expects: a lock that another node or another
+ * thread of this JVM holds gives {@link Optional#empty()}. It is held through an ephemeral
+ * ZooKeeper node, so the lock of a node that dies is free as soon as its session expires, not
+ * only when {@code lockAtMostFor} has passed; no wall clock is compared between nodes, both
+ * durations are measured on this JVM's monotonic clock from the moment the lock was taken.
+ *
+ * <ul>
+ * <li>{@code lockAtLeastFor}: an unlock before it has passed releases the lease only once it
+ * has, from a timer thread, so that other nodes cannot run the task again too early.</li>
+ * <li>{@code lockAtMostFor}: an upper bound, as with ShedLock's other providers. A lease still
+ * held when it passes is released even though the task goes on, so a node that hangs without
+ * losing its session cannot keep the task from running elsewhere; choose it well above the
+ * task's longest run, or keep the lock alive with {@code KeepAliveLockProvider}, which this
+ * provider supports through {@link SimpleLock#extend(Duration, Duration) extend}.</li>
+ * </ul>
+ *
+ * <p>A name that cannot be a zk-lock key is rejected with an {@link IllegalArgumentException}.
+ * A failure other than a busy lock, such as ZooKeeper being unreachable, is thrown as a
+ * {@link LockException}, so the scheduler logs it instead of skipping the task silently.
+ *
+ * <p>Closing the provider releases the leases that only wait for their {@code lockAtLeastFor}
+ * at once: the application is stopping, and its ZooKeeper session ends with it anyway.
+ *
+ * @author zk-lock
+ */
+public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ZkLockShedLockProvider.class);
+
+	/** Caps durations so that deadlines on the nano clock cannot overflow: about 146 years. */
+	private static final long MAX_NANOS = Long.MAX_VALUE / 2;
+
+	private final ZkLockRegistry registry;
+
+	private final Object monitor = new Object();
+
+	/** Holds unlocked by their task that wait for their {@code lockAtLeastFor} to pass. */
+	private final Set<Hold> pendingReleases = ConcurrentHashMap.newKeySet();
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	private boolean closed;
+
+	/**
+	 * Create a new instance.
+	 * @param registry the zk-lock registry that holds the locks
+	 */
+	public ZkLockShedLockProvider(ZkLockRegistry registry) {
+		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+	}
+
+	/**
+	 * Take the lock named by the configuration, with one attempt.
+	 * @param lockConfiguration the name and durations of the lock
+	 * @return the lock, or empty if another node or thread holds it
+	 * @throws IllegalArgumentException if the name cannot be a zk-lock key
+	 * @throws LockException if ZooKeeper could not be asked, or refused
+	 * @throws IllegalStateException if the provider is closed
+	 */
+	@Override
+	public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
+		String key = keyFor(lockConfiguration.getName());
+		synchronized (this.monitor) {
+			if (this.closed) {
+				throw new IllegalStateException("ZkLockShedLockProvider is closed");
+			}
+		}
+		ZkLease lease;
+		try {
+			lease = this.registry.acquireLease(key, Duration.ZERO);
+		}
+		catch (LockAcquisitionException ex) {
+			if (ex.getReason() == LockAcquisitionException.Reason.HELD_LOCALLY
+					|| ex.getReason() == LockAcquisitionException.Reason.HELD_REMOTELY) {
+				return Optional.empty();
+			}
+			throw new LockException("Could not lock '" + lockConfiguration.getName() + "': " + ex.getMessage(), ex);
+		}
+		long now = System.nanoTime();
+		Hold hold = new Hold(lockConfiguration.getName(), lease);
+		hold.expireAt(now + nanos(lockConfiguration.getLockAtMostFor()));
+		return Optional.of(new ZkSimpleLock(lockConfiguration, hold, now + nanos(lockConfiguration.getLockAtLeastFor())));
+	}
+
+	/**
+	 * Map a ShedLock lock name to a zk-lock key: the name itself.
+	 * @param name the lock name
+	 * @return the key
+	 * @throws IllegalArgumentException naming the name and what is wrong with it
+	 */
+	public String keyFor(String name) {
+		try {
+			LockPaths.validateKey(name);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("ShedLock lock name '" + name + "' cannot be a zk-lock key: "
+					+ ex.getMessage(), ex);
+		}
+		return name;
+	}
+
+	/**
+	 * Return how many locks have been unlocked by their task but are held until their
+	 * {@code lockAtLeastFor} has passed.
+	 * @return the number of pending releases
+	 */
+	public int pendingReleaseCount() {
+		return this.pendingReleases.size();
+	}
+
+	/**
+	 * Release the locks that wait for their {@code lockAtLeastFor} now, and stop the timer
+	 * thread. Locks still held by a running task are released by its unlock, at once; later
+	 * calls to {@link #lock} throw {@link IllegalStateException}.
+	 */
+	@Override
+	public void close() {
+		ScheduledExecutorService scheduler;
+		synchronized (this.monitor) {
+			this.closed = true;
+			scheduler = this.scheduler;
+		}
+		if (scheduler != null) {
+			scheduler.shutdownNow();
+		}
+		for (Hold hold : this.pendingReleases) {
+			hold.releaseQuietly("the provider was closed");
+		}
+	}
+
+	/**
+	 * Run a task at a {@link System#nanoTime()} deadline; {@code null} once closed.
+	 */
+	private @Nullable ScheduledFuture<?> schedule(Runnable task, long deadline) {
+		synchronized (this.monitor) {
+			if (this.closed) {
+				return null;
+			}
+			ScheduledExecutorService scheduler = this.scheduler;
+			if (scheduler == null) {
+				ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+					Thread thread = new Thread(runnable, "zklock-shedlock");
+					thread.setDaemon(true);
+					return thread;
+				});
+				executor.setRemoveOnCancelPolicy(true);
+				scheduler = executor;
+				this.scheduler = scheduler;
+			}
+			return scheduler.schedule(task, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private static long nanos(Duration duration) {
+		if (duration.compareTo(Duration.ofNanos(MAX_NANOS)) > 0) {
+			return MAX_NANOS;
+		}
+		return Math.max(0, duration.toNanos());
+	}
+
+	@Override
+	public String toString() {
+		return "ZkLockShedLockProvider[" + this.registry.getOptions().rootPath() + "]";
+	}
+
+	/**
+	 * One lease and its deadlines, shared by a lock and the locks it was extended into. Ends
+	 * once: by its unlock (at once or after {@code lockAtLeastFor}), at {@code lockAtMostFor},
+	 * by a failed extension, or when the provider closes.
+	 */
+	private final class Hold {
+
+		private final String name;
+
+		private final ZkLease lease;
+
+		private long expiresAt;
+
+		private @Nullable ScheduledFuture<?> expiry;
+
+		private boolean ended;
+
+		Hold(String name, ZkLease lease) {
+			this.name = name;
+			this.lease = lease;
+		}
+
+		/**
+		 * Set the {@code lockAtMostFor} deadline; called while the hold has not ended.
+		 */
+		synchronized void expireAt(long deadline) {
+			if (this.expiry != null) {
+				this.expiry.cancel(false);
+			}
+			this.expiresAt = deadline;
+			this.expiry = schedule(this::expire, deadline);
+		}
+
+		private void expire() {
+			synchronized (this) {
+				if (this.ended || System.nanoTime() - this.expiresAt < 0) {
+					return;
+				}
+				this.ended = true;
+			}
+			releaseQuietly("its lockAtMostFor has passed while the task still ran");
+		}
+
+		/**
+		 * The task is done: release at {@code releaseAt}, or now if it has passed, the lease is
+		 * lost (so that its loss is reported to the caller) or the provider is closed.
+		 */
+		void unlock(long releaseAt) {
+			synchronized (this) {
+				if (this.ended) {
+					return;
+				}
+				this.ended = true;
+				if (this.expiry != null) {
+					this.expiry.cancel(false);
+				}
+				if (this.lease.state() != LeaseState.LOST && releaseAt - System.nanoTime() > 0) {
+					ZkLockShedLockProvider.this.pendingReleases.add(this);
+					if (schedule(() -> releaseQuietly("its lockAtLeastFor has passed"), releaseAt) != null) {
+						return;
+					}
+					ZkLockShedLockProvider.this.pendingReleases.remove(this);
+				}
+			}
+			this.lease.release();
+		}
+
+		/**
+		 * Move the deadlines of a lease that is still held; a lease past its
+		 * {@code lockAtMostFor}, or lost, is released instead, as another node may hold the
+		 * lock already.
+		 */
+		boolean extend(long expiresAt) {
+			synchronized (this) {
+				if (this.ended) {
+					return false;
+				}
+				if (System.nanoTime() - this.expiresAt < 0 && this.lease.state() != LeaseState.LOST) {
+					expireAt(expiresAt);
+					return true;
+				}
+				this.ended = true;
+				if (this.expiry != null) {
+					this.expiry.cancel(false);
+				}
+			}
+			releaseQuietly("it could not be extended");
+			return false;
+		}
+
+		void releaseQuietly(String why) {
+			ZkLockShedLockProvider.this.pendingReleases.remove(this);
+			try {
+				this.lease.release();
+				if (logger.isDebugEnabled()) {
+					logger.debug("Released ShedLock lock '" + this.name + "': " + why);
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("ShedLock lock '" + this.name + "' released because " + why + ": " + ex.getMessage());
+			}
+		}
+
+	}
+
+	/**
+	 * The lock handed to ShedLock: valid until unlocked or extended, as ShedLock's
+	 * {@link AbstractSimpleLock} enforces.
+	 */
+	private final class ZkSimpleLock extends AbstractSimpleLock {
+
+		private final Hold hold;
+
+		private final long lockedAtLeastUntil;
+
+		ZkSimpleLock(LockConfiguration lockConfiguration, Hold hold, long lockedAtLeastUntil) {
+			super(lockConfiguration);
+			this.hold = hold;
+			this.lockedAtLeastUntil = lockedAtLeastUntil;
+		}
+
+		@Override
+		protected void doUnlock() {
+			this.hold.unlock(this.lockedAtLeastUntil);
+		}
+
+		@Override
+		protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
+			long now = System.nanoTime();
+			if (!this.hold.extend(now + nanos(newConfiguration.getLockAtMostFor()))) {
+				return Optional.empty();
+			}
+			return Optional.of(new ZkSimpleLock(newConfiguration, this.hold,
+					now + nanos(newConfiguration.getLockAtLeastFor())));
+		}
+
+		@Override
+		public String toString() {
+			return "ZkSimpleLock[" + this.lockConfiguration.getName() + "]";
+		}
+
+	}
+
+}
