@@ -55,6 +55,7 @@ final class DefaultZkLock extends ThreadOwnedLock {
 	boolean reenter() {
 		LockEntry entry = this.mutex.entry(path());
 		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
+			checkNotLost(entry.lease());
 			entry.incrementHolds();
 			return true;
 		}

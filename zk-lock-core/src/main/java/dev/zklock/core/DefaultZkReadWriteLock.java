@@ -64,8 +64,12 @@ final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 
 		@Override
 		boolean reenter() {
-			// Only a writer's own write is free of the engine: a read joins a count under a lock
+			// Only a writer's own write is free of the engine: a read joins a count under a lock.
 			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			if (entry != null && (entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread())) {
+				// Also a downgrade: a read would join the writer's node
+				checkNotLost(entry.leaseOf(this.write));
+			}
 			if (this.write && entry != null && entry.local.isWriteLockedByCurrentThread()) {
 				entry.local.writeLock().lock();
 				if (entry.tryRetain()) {

@@ -3,6 +3,8 @@ package dev.zklock.core;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@link java.util.concurrent.locks.Lock} protocol of every lock held by a thread, mapped
  * onto one engine call: reentry first, then an acquisition under a deadline that either waits
@@ -34,8 +36,19 @@ abstract class ThreadOwnedLock implements ZkLock {
 	/**
 	 * Take the hold again if the current thread has it: no ZooKeeper request.
 	 * @return whether it was taken
+	 * @throws LockLostException if the current thread's hold was lost
 	 */
 	abstract boolean reenter();
+
+	/**
+	 * Refuse to count one more hold on a lease that was lost: another participant may hold the
+	 * lock now, and the reentrant path asks ZooKeeper nothing that would tell the caller.
+	 */
+	final void checkNotLost(@Nullable Lease lease) {
+		if (lease != null && lease.state() == LeaseState.LOST) {
+			throw new LockLostException(this.key, this.path, lease.fencingToken());
+		}
+	}
 
 	/**
 	 * Acquire for the current thread.

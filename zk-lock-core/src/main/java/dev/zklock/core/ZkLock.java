@@ -10,6 +10,11 @@ import java.util.concurrent.locks.Lock;
  * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its own, so it
  * may be obtained per call or kept.
  *
+ * <p>A thread that locks again a lock it holds counts one more hold, with no ZooKeeper request,
+ * unless its lease was {@link LeaseState#LOST lost}: then every way of locking throws
+ * {@link LockLostException}, since another participant may hold the lock now. The thread still
+ * holds it locally and must unlock it as usual.
+ *
  * <p>The usual {@link Lock} contract applies: {@code unlock()} must be called by the thread that
  * locked, once per successful lock. {@link #tryLock(long, TimeUnit)} returns {@code false}
  * within about its wait, also while ZooKeeper is unreachable. {@link #newCondition()} is not

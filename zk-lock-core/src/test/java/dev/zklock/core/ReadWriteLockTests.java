@@ -299,6 +299,8 @@ class ReadWriteLockTests {
 		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 300))).as("no join of a lost node")
 			.isFalse();
 		assertThat(later).isNotDone();
+		assertThatThrownBy(lock.readLock()::lock).as("no reentry of a lost hold").isInstanceOf(LockLostException.class);
+		assertThatThrownBy(lock.writeLock()::lock).isInstanceOf(IllegalStateException.class);
 		assertThatThrownBy(lock.readLock()::unlock).isInstanceOf(LockLostException.class);
 		assertThat(later.get(30, TimeUnit.SECONDS)).as("a new node").isGreaterThan(token);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/expiring").isEmpty());

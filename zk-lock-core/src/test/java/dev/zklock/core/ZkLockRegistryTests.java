@@ -549,6 +549,9 @@ class ZkLockRegistryTests {
 		ZkLock remote = other.obtain("expiring");
 		assertThat(remote.tryLock(15, TimeUnit.SECONDS)).isTrue();
 		assertThat(remote.fencingToken()).isGreaterThan(token);
+		// Re-entering a lost hold would run more work as if it were still exclusive
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::tryLock);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
 			.withMessageContaining("'expiring'")
 			.withMessageContaining("was lost while held");

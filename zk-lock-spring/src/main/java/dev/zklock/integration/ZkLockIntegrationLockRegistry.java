@@ -31,7 +31,7 @@ import org.springframework.integration.support.locks.LockRegistry;
  *
  * <p>A reentrant attempt by a thread whose hold was {@link dev.zklock.core.LeaseState#LOST lost}
  * (its ZooKeeper session expired, so another participant may hold the lock now) throws
- * {@link dev.zklock.core.LockLostException} instead of succeeding: a
+ * {@link dev.zklock.core.LockLostException} instead of succeeding, as every zk-lock does: a
  * {@code LockRegistryLeaderInitiator} retries its lock on every heartbeat, and this is how it
  * learns that it no longer leads. It then unlocks, and its next attempt competes afresh.
  *
@@ -57,7 +57,7 @@ public class ZkLockIntegrationLockRegistry implements ExpirableLockRegistry<ZkLo
 	 */
 	@Override
 	public ZkLock obtain(Object lockKey) {
-		return new IntegrationZkLock(this.registry.obtain(keyFor(lockKey)));
+		return this.registry.obtain(keyFor(lockKey));
 	}
 
 	/**
