@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
@@ -150,12 +151,13 @@ public final class BenchmarkMain {
 		}
 	}
 
-	private static Long value(Map<String, Map<Integer, Long>> results, String name, int threads) {
+	private static @Nullable Long value(Map<String, Map<Integer, Long>> results, String name, int threads) {
 		Map<Integer, Long> byThreads = results.get(name);
 		return (byThreads != null) ? byThreads.get(threads) : null;
 	}
 
-	private static void ratioGoal(Report report, String description, Long ours, Long theirs, double limit) {
+	private static void ratioGoal(Report report, String description, @Nullable Long ours, @Nullable Long theirs,
+			double limit) {
 		if (ours == null || theirs == null) {
 			report.goal(description, false, "not measured (a run did not finish)");
 			return;

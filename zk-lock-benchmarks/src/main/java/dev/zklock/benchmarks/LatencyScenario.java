@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Scenario 2: one thread, N uncontended acquire/release cycles. Microseconds per cycle, and
@@ -62,10 +63,11 @@ final class LatencyScenario {
 			}
 			Map<String, Latency> results = new HashMap<>();
 			for (String name : names) {
-				List<Double> rounds = micros.get(name);
+				// Every round measured every implementation, so both maps have every name
+				List<Double> rounds = Objects.requireNonNull(micros.get(name), "every round times every implementation");
 				rounds.sort(Double::compare);
-				Latency latency = new Latency(rounds.get(rounds.size() / 2),
-						(double) packets.get(name) / (perRound * ROUNDS));
+				long sent = Objects.requireNonNull(packets.get(name), "every round counts every implementation's packets");
+				Latency latency = new Latency(rounds.get(rounds.size() / 2), (double) sent / (perRound * ROUNDS));
 				results.put(name, latency);
 				report.row(TITLE, name, Report.fixed(latency.micros(), 0), Report.fixed(latency.requests(), 2));
 			}

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Collects measurements, goals and correctness failures; prints them as tables and writes CSV
@@ -30,8 +31,12 @@ final class Report {
 	}
 
 	void row(String title, String... cells) {
-		this.tables.get(title).add(cells);
+		List<String[]> rows = this.tables.get(title);
 		String[] header = this.headers.get(title);
+		if (rows == null || header == null) {
+			throw new IllegalStateException("No table '" + title + "': declare it with table(title, header...) first");
+		}
+		rows.add(cells);
 		for (int i = 1; i < cells.length; i++) {
 			this.csv.add(new String[] { title, cells[0], header[i], cells[i] });
 		}
@@ -57,7 +62,7 @@ final class Report {
 		StringBuilder sb = new StringBuilder();
 		sb.append("Machine: ").append(machine).append("  \nCommand: `").append(command).append("`\n\n");
 		this.tables.forEach((title, rows) -> {
-			String[] header = this.headers.get(title);
+			String[] header = Objects.requireNonNull(this.headers.get(title), "table() puts a header with each table");
 			sb.append("**").append(title).append("**\n\n| ").append(String.join(" | ", header)).append(" |\n|");
 			sb.append("---|".repeat(header.length)).append('\n');
 			rows.forEach((cells) -> sb.append("| ").append(String.join(" | ", cells)).append(" |\n"));

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}: the locks of several keys,
  * taken in one global order (the keys' natural order, the same in every JVM, so that two callers
@@ -104,7 +106,7 @@ final class MultiKeyLock implements ZkLock {
 	 * Release the first {@code count} locks, newest first; what that throws is attached to the
 	 * failure that made us give them back, if any: it must not hide it.
 	 */
-	private void giveBack(int count, Throwable cause) {
+	private void giveBack(int count, @Nullable Throwable cause) {
 		try {
 			releaseInReverse(this.locks.subList(0, count), ZkLock::unlock);
 		}

@@ -366,7 +366,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		return asked;
 	}
 
-	private <T> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what, String key, String path)
+	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what, String key, String path)
 			throws Exception {
 		try {
 			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);

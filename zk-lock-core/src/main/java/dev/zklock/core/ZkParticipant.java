@@ -31,8 +31,9 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  * caller's deadline, including waits for a lost connection, and that a node the attempt gives
  * up on is always deleted.
  *
- * <p>The attempt is a small state machine over what it knows of its own node ({@link Node}).
- * A create is {@link Node#MAYBE_CREATED} from the moment it is sent until a reply proves it
+ * <p>The attempt is a small state machine over what it knows of its own node ({@link Node}),
+ * each state carrying what it knows: the create in flight, or the node's path and stat.
+ * A create is {@link MaybeCreated} from the moment it is sent until a reply proves it
  * either way, and only a proof moves it on: a reply with the node, a definite refusal, or a
  * search (after a sync) that finds the node by its protection id and reads it. So every way out
  * of the attempt (success, timeout, interrupt, failure, close) knows whether it may own a node,
@@ -57,18 +58,23 @@ final class ZkParticipant {
 	/**
 	 * What the attempt knows about its own node.
 	 */
-	private enum Node {
-
-		/** It has none: nothing was created, or what was is proven gone. */
-		NONE,
-
-		/** A create was sent and no reply has said whether it was applied. */
-		MAYBE_CREATED,
-
-		/** It has one, at {@code ourPath}. */
-		OWNED
+	private sealed interface Node permits NoNode, MaybeCreated, Owned {
 
 	}
+
+	/** It has none: nothing was created, or what was is proven gone. */
+	private record NoNode() implements Node {
+	}
+
+	/** A create was sent and no reply has said whether it was applied. */
+	private record MaybeCreated(CompletableFuture<ZkOps.Created> create) implements Node {
+	}
+
+	/** It has one, at {@code path}, as of {@code stat}. */
+	private record Owned(String path, Stat stat) implements Node {
+	}
+
+	private static final Node NONE = new NoNode();
 
 	private final ZkOps ops;
 
@@ -92,14 +98,7 @@ final class ZkParticipant {
 	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
 	private String protectionId = UUID.randomUUID().toString();
 
-	private Node node = Node.NONE;
-
-	private @Nullable String ourPath;
-
-	private @Nullable Stat ourStat;
-
-	/** The create of a node that is {@link Node#MAYBE_CREATED}. */
-	private @Nullable CompletableFuture<ZkOps.Created> create;
+	private Node node = NONE;
 
 	private boolean parentMissing;
 
@@ -169,21 +168,26 @@ final class ZkParticipant {
 			checkOpen();
 			checkInterrupt();
 			try {
-				if (this.node == Node.OWNED && !ownedBySession(this.ourStat)) {
+				if (this.node instanceof Owned owned && !ownedBySession(owned.stat())) {
 					// The client moved to a new session while we waited: our node belongs to the
 					// old one, which is dead or dying, and can never be held through this client
 					abandonAndRenew();
 				}
-				List<String> children = switch (this.node) {
-					case NONE -> create(lockPath);
-					case MAYBE_CREATED -> recover(lockPath);
-					case OWNED -> awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
-				};
-				if (this.node != Node.OWNED) {
+				List<String> children;
+				if (this.node instanceof Owned) {
+					children = awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
+				}
+				else if (this.node instanceof MaybeCreated) {
+					children = recover(lockPath);
+				}
+				else {
+					children = create(lockPath);
+				}
+				if (!(this.node instanceof Owned owned)) {
 					continue;
 				}
 				this.connectionLosses = 0;
-				Lease lease = holdOrWait(lockPath, children);
+				Lease lease = holdOrWait(lockPath, children, owned);
 				if (lease != null) {
 					return lease;
 				}
@@ -209,7 +213,8 @@ final class ZkParticipant {
 			}
 			catch (KeeperException ex) {
 				if (!NodeReaper.isUncertain(ex)) {
-					throw new AcquireFailure(Reason.ERROR, ex.getMessage(), ex);
+					String message = ex.getMessage();
+					throw new AcquireFailure(Reason.ERROR, (message != null) ? message : ex.code().toString(), ex);
 				}
 				this.connectionLosses++;
 				backOff();
@@ -236,8 +241,7 @@ final class ZkParticipant {
 		}
 		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
-		this.create = sent;
-		this.node = Node.MAYBE_CREATED;
+		this.node = new MaybeCreated(sent);
 		CompletableFuture<List<String>> children = this.ops.getChildren(lockPath, this.watches);
 		ZkOps.Created created;
 		try {
@@ -303,10 +307,11 @@ final class ZkParticipant {
 	 * Hold the lock if the driver says our node holds; otherwise wait behind the node it names. Nodes carrying
 	 * our protection id other than our own are leftovers of creates whose replies were lost:
 	 * they are deleted and do not count.
+	 * @param owned our node
 	 * @return the lease if we hold the lock, {@code null} to look again
 	 */
-	private @Nullable Lease holdOrWait(String lockPath, List<String> children) throws Exception {
-		String ourName = ZKPaths.getNodeFromPath(this.ourPath);
+	private @Nullable Lease holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
+		String ourName = ZKPaths.getNodeFromPath(owned.path());
 		List<String> queue = new ArrayList<>(children.size());
 		for (String child : children) {
 			if (!child.equals(ourName) && hasProtectionId(child, this.protectionId)) {
@@ -330,8 +335,7 @@ final class ZkParticipant {
 				// participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
-			Stat stat = this.ourStat;
-			return new Lease(this.ourPath, stat.getCzxid(), stat.getEphemeralOwner());
+			return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 		}
 		if (!queue.get(0).equals(this.lastHolder)) {
 			this.lastHolder = queue.get(0);
@@ -440,10 +444,7 @@ final class ZkParticipant {
 	}
 
 	private void own(String path, Stat stat) {
-		this.node = Node.OWNED;
-		this.ourPath = path;
-		this.ourStat = stat;
-		this.create = null;
+		this.node = new Owned(path, stat);
 	}
 
 	/**
@@ -465,21 +466,18 @@ final class ZkParticipant {
 	}
 
 	private void forgetNode() {
-		this.node = Node.NONE;
-		this.ourPath = null;
-		this.ourStat = null;
-		this.create = null;
+		this.node = NONE;
 	}
 
 	/**
 	 * Hand whatever node this attempt may own to the reaper.
 	 */
 	private void abandon() {
-		switch (this.node) {
-			case OWNED -> this.reaper.delete(this.ourPath);
-			case MAYBE_CREATED -> this.reaper.deleteIfCreated(this.create, this.lockPath, this.protectionId);
-			case NONE -> {
-			}
+		if (this.node instanceof Owned owned) {
+			this.reaper.delete(owned.path());
+		}
+		else if (this.node instanceof MaybeCreated maybeCreated) {
+			this.reaper.deleteIfCreated(maybeCreated.create(), this.lockPath, this.protectionId);
 		}
 	}
 
@@ -523,7 +521,7 @@ final class ZkParticipant {
 		return new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, null);
 	}
 
-	private <T> T awaitReply(CompletableFuture<T> reply, String what) throws Exception {
+	private <T extends @Nullable Object> T awaitReply(CompletableFuture<T> reply, String what) throws Exception {
 		this.awaiting = what;
 		return await(reply);
 	}
@@ -532,7 +530,7 @@ final class ZkParticipant {
 	 * Wait for a future until the deadline, giving up at once if the registry closes, and
 	 * treating interrupts as the caller asked.
 	 */
-	private <T> T await(CompletableFuture<T> future) throws Exception {
+	private <T extends @Nullable Object> T await(CompletableFuture<T> future) throws Exception {
 		if (!future.isDone()) {
 			Thread waiter = Thread.currentThread();
 			future.whenComplete((result, ex) -> LockSupport.unpark(waiter));

@@ -3,7 +3,6 @@ package dev.zklock.autoconfigure;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
@@ -16,12 +15,15 @@ import org.springframework.core.type.AnnotationMetadata;
  *
  * @author zk-lock
  */
-final class ZkLockProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+final class ZkLockProxyRegistrar implements ImportBeanDefinitionRegistrar {
 
-	private Environment environment;
+	private final Environment environment;
 
-	@Override
-	public void setEnvironment(Environment environment) {
+	/**
+	 * Spring passes the environment when it instantiates an imported registrar, so it is
+	 * there from the start rather than set later through {@code EnvironmentAware}.
+	 */
+	ZkLockProxyRegistrar(Environment environment) {
 		this.environment = environment;
 	}
 

@@ -89,11 +89,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private static @Nullable Object synchronous(ZkLockTemplate template, LockOperation operation,
 			Collection<String> keys, MethodInvocation invocation, Object target) throws Throwable {
 		if (operation.notAcquired() == NotAcquired.THROW) {
-			return template.execute(operation.definition(), keys, () -> notDeferred(operation, invocation.proceed()));
+			return template.<@Nullable Object, Throwable>execute(operation.definition(), keys,
+					() -> notDeferred(operation, invocation.proceed()));
 		}
 		Started started = new Started();
 		try {
-			return template.execute(operation.definition(), keys, () -> {
+			return template.<@Nullable Object, Throwable>execute(operation.definition(), keys, () -> {
 				started.started = true;
 				return notDeferred(operation, invocation.proceed());
 			});
@@ -110,7 +111,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			Collection<String> keys, MethodInvocation invocation, Object target) throws Throwable {
 		Started started = new Started();
 		try {
-			return template.executeAsync(operation.definition(), keys, () -> {
+			return template.<@Nullable CompletionStage<?>, Throwable>executeAsync(operation.definition(), keys, () -> {
 				started.started = true;
 				return (CompletionStage<?>) invocation.proceed();
 			});

@@ -21,11 +21,9 @@ public final class DistributedLockProxyRegistrar implements ImportBeanDefinition
 	@Override
 	public void registerBeanDefinitions(AnnotationMetadata importingClassMetadata, BeanDefinitionRegistry registry) {
 		AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
-		Object proxyTargetClass = (importingClassMetadata.getAnnotationAttributes(
-				EnableDistributedLocks.class.getName()) != null)
-						? importingClassMetadata.getAnnotationAttributes(EnableDistributedLocks.class.getName())
-							.get("proxyTargetClass")
-						: Boolean.FALSE;
+		// var: the map's value type is @Nullable in Spring's signature, which javac 17 does not read back
+		var attributes = importingClassMetadata.getAnnotationAttributes(EnableDistributedLocks.class.getName());
+		Object proxyTargetClass = (attributes != null) ? attributes.get("proxyTargetClass") : Boolean.FALSE;
 		if (Boolean.TRUE.equals(proxyTargetClass)) {
 			AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
 		}

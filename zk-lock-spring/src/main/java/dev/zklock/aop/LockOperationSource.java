@@ -207,7 +207,9 @@ final class LockOperationSource {
 				.withWhenBusy(notAcquired.whenBusy());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidLockDeclarationException(description, null, ex.getMessage(),
+			// LockDefinition's checks always give a message; another thrower might not
+			String problem = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
+			throw new InvalidLockDeclarationException(description, null, problem,
 					"Give name a non-blank value and holdAtLeast a duration of at most 100 years");
 		}
 		return new LockOperation(specificMethod, userClass, expression, parsed, definition, elementKey, kind, adapter,

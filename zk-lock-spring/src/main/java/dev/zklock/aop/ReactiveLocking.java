@@ -131,7 +131,8 @@ final class ReactiveLocking {
 			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
 		Object result;
 		try {
-			result = template.runInContext(acquisition.lease(), () -> invocation.invocableClone().proceed());
+			result = template.<@Nullable Object, Throwable>runInContext(acquisition.lease(),
+					() -> invocation.invocableClone().proceed());
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);

@@ -2,6 +2,7 @@ package dev.zklock.aop;
 
 import kotlin.coroutines.Continuation;
 import kotlinx.coroutines.reactor.MonoKt;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -22,10 +23,11 @@ final class SuspendingLocking {
 	 * Await a locked publisher in the caller's continuation.
 	 * @param locked the locked {@code Mono} of the call
 	 * @param continuation the caller's continuation, the method's last argument
-	 * @return the result, or the coroutine-suspended marker
+	 * @return the result ({@code null} for a function that returns {@code Unit} or {@code null}),
+	 * or the coroutine-suspended marker
 	 */
 	@SuppressWarnings("unchecked")
-	static Object await(Publisher<?> locked, Object continuation) {
+	static @Nullable Object await(Publisher<?> locked, Object continuation) {
 		return MonoKt.awaitSingleOrNull(Mono.from((Publisher<Object>) locked), (Continuation<Object>) continuation);
 	}
 

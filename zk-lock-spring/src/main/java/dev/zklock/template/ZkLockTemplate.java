@@ -195,7 +195,7 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 		if (stage == null) {
 			hold.end(null);
-			return null;
+			return stage;
 		}
 		ZkLease lease;
 		try {

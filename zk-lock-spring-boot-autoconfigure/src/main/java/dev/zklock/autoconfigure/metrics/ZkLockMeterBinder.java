@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure.metrics;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -77,7 +78,8 @@ public class ZkLockMeterBinder implements MeterBinder {
 
 			@Override
 			public void connectionStateChanged(ConnectionState state) {
-				sessionEvents.get(state).increment();
+				Objects.requireNonNull(sessionEvents.get(state), "a counter is registered above for every state")
+					.increment();
 			}
 
 		});
