@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -196,17 +197,24 @@ class ReadWriteLockTests {
 		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("fair");
 		lock.readLock().lock();
 		AtomicBoolean wrote = new AtomicBoolean();
-		Thread writer = new Thread(() -> {
+		// A task, so that a failure of the writer's lock or unlock fails this test rather than only its thread
+		FutureTask<Void> write = new FutureTask<>(() -> {
 			lock.writeLock().lock();
-			wrote.set(true);
-			lock.writeLock().unlock();
+			try {
+				wrote.set(true);
+			}
+			finally {
+				lock.writeLock().unlock();
+			}
+			return null;
 		});
+		Thread writer = new Thread(write, "writer");
 		writer.start();
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> ((ReadWriteEntry) entry(lock)).local.hasQueuedThread(writer));
 		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 200))).as("a later reader waits").isFalse();
 		lock.readLock().unlock();
-		writer.join(10_000);
+		write.get(10, TimeUnit.SECONDS);
 		assertThat(wrote).isTrue();
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -101,9 +102,10 @@ class ZkLockRegistryTests {
 		ZkLease lease = registry.acquireLease("async", Duration.ofSeconds(2));
 		assertThat(lease.fencingToken()).isPositive();
 		assertThat(registry.obtain("async").tryLock()).isFalse();
-		Thread releaser = new Thread(lease::release);
-		releaser.start();
-		releaser.join(10_000);
+		// A task, so that a failure of the release fails this test rather than only the releasing thread
+		FutureTask<Void> release = new FutureTask<>(lease::release, null);
+		new Thread(release, "releaser").start();
+		release.get(10, TimeUnit.SECONDS);
 		assertThat(this.zk.children("/locks/async")).isEmpty();
 		ZkLock lock = registry.obtain("async");
 		assertThat(lock.tryLock(2, TimeUnit.SECONDS)).isTrue();

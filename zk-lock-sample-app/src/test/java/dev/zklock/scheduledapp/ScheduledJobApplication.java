@@ -4,10 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
+import org.awaitility.core.ConditionTimeoutException;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
@@ -19,6 +19,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The ShedLock pattern on the starter, run as several instances by
@@ -38,9 +40,15 @@ public class ScheduledJobApplication {
 		int instances = context.getEnvironment().getRequiredProperty("job.instances", Integer.class);
 		Duration runFor = context.getEnvironment().getRequiredProperty("job.run-for", Duration.class);
 		Files.writeString(dir.resolve("ready-" + id), "");
-		Instant giveUp = Instant.now().plusSeconds(120);
-		while (countReady(dir) < instances && Instant.now().isBefore(giveUp)) {
-			Thread.sleep(50);
+		try {
+			await("all " + instances + " instances ready").atMost(Duration.ofSeconds(120))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> countReady(dir) >= instances);
+		}
+		catch (ConditionTimeoutException ex) {
+			// Fail the run, not hang it: the scheduler's threads would keep this JVM alive
+			ex.printStackTrace();
+			System.exit(SpringApplication.exit(context, () -> 1));
 		}
 		Thread.sleep(runFor.toMillis());
 		MeterRegistry meters = context.getBean(MeterRegistry.class);

@@ -5,11 +5,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -32,6 +33,7 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -723,29 +725,35 @@ class RandomizedFaultCheckerTests {
 				new RetryOneTime(200))) {
 			observer.start();
 			observer.blockUntilConnected(30, TimeUnit.SECONDS);
-			Map<String, List<String>> remaining = new ConcurrentHashMap<>();
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			do {
-				remaining.clear();
-				for (int k = 0; k < keys; k++) {
-					String path = "/locks/k" + k;
-					if (observer.checkExists().forPath(path) != null) {
-						List<String> children = observer.getChildren().forPath(path);
-						if (!children.isEmpty()) {
-							remaining.put(path, children);
-						}
-					}
-				}
-				if (!remaining.isEmpty()) {
-					Thread.sleep(200);
-				}
+			AtomicReference<Map<String, List<String>>> remaining = new AtomicReference<>(Map.of());
+			try {
+				await("lock nodes drained").atMost(Duration.ofSeconds(30))
+					.pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(200))
+					.until(() -> {
+						remaining.set(lockNodes(observer, keys));
+						return remaining.get().isEmpty();
+					});
 			}
-			while (!remaining.isEmpty() && System.nanoTime() < deadline);
-			if (!remaining.isEmpty()) {
-				this.unexpected.add("lock nodes left: " + remaining);
+			catch (ConditionTimeoutException ex) {
+				this.unexpected.add("lock nodes left: " + remaining.get());
 			}
-			return remaining.values().stream().mapToInt(List::size).sum();
+			return remaining.get().values().stream().mapToInt(List::size).sum();
 		}
+	}
+
+	private static Map<String, List<String>> lockNodes(CuratorFramework observer, int keys) throws Exception {
+		Map<String, List<String>> nodes = new HashMap<>();
+		for (int k = 0; k < keys; k++) {
+			String path = "/locks/k" + k;
+			if (observer.checkExists().forPath(path) != null) {
+				List<String> children = observer.getChildren().forPath(path);
+				if (!children.isEmpty()) {
+					nodes.put(path, children);
+				}
+			}
+		}
+		return nodes;
 	}
 
 	private String report(long seed, long seconds, String configuration, HoldLog.Verdict verdict, int orphans,
