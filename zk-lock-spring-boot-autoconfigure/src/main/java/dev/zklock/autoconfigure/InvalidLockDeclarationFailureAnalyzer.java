@@ -14,7 +14,8 @@ final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyze
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidLockDeclarationException cause) {
-		StringBuilder description = new StringBuilder(cause.getAnnotation()).append(" on ").append(cause.getMethod())
+		StringBuilder description = new StringBuilder(cause.getAnnotation()).append(" on ")
+			.append(cause.getMethod())
 			.append(" cannot work");
 		if (cause.getExpression() != null) {
 			description.append(": its key expression \"").append(cause.getExpression()).append("\" ");

@@ -43,11 +43,12 @@ final class FallbackMethods {
 				&& !candidate.isBridge() && !isTheLockedMethod(candidate, method, userClass));
 		if (named.isEmpty() && name.equals(method.getName())
 				&& ReflectionUtils.findMethod(userClass, name, method.getParameterTypes()) != null) {
-			throw invalid(annotation, description, name, "its fallback '" + name + "' is the locked method itself, which "
-					+ "would then run without its lock", "Name another method as the fallback");
+			throw invalid(annotation, description, name, "its fallback '" + name + "' is the locked method itself, "
+					+ "which would then run without its lock", "Name another method as the fallback");
 		}
 		if (named.isEmpty()) {
-			throw invalid(annotation, description, name, "there is no method named '" + name + "' in " + userClass.getName(),
+			throw invalid(annotation, description, name,
+					"there is no method named '" + name + "' in " + userClass.getName(),
 					"Declare " + signature(name, method, returnType, true) + " or "
 							+ signature(name, method, returnType, false) + " in " + userClass.getSimpleName()
 							+ ", or fix the name in fallback");

@@ -204,8 +204,8 @@ final class LockOperationSource {
 			KeyExpressionChecker.Problem problem = this.checker.check(spel.getAST(), specificMethod, userClass,
 					this.evaluator.parameterNames().getParameterNames(specificMethod));
 			if (problem != null) {
-				throw new InvalidLockDeclarationException(annotation, description, expression, "it " + problem.problem(),
-						problem.action());
+				throw new InvalidLockDeclarationException(annotation, description, expression,
+						"it " + problem.problem(), problem.action());
 			}
 		}
 		// What a generic method returns on this class, not its erasure
@@ -292,7 +292,8 @@ final class LockOperationSource {
 		Duration waitAtMost = duration(declaration.waitAtMost(), "waitAtMost", annotation, description);
 		if (declaration.waitMs() < -1) {
 			throw new InvalidLockDeclarationException(annotation, description, null,
-					"waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was " + declaration.waitMs(),
+					"waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was "
+							+ declaration.waitMs(),
 					"Set waitMs to -1, 0 or a positive number of milliseconds");
 		}
 		if (waitAtMost != null && declaration.waitMs() != -1) {

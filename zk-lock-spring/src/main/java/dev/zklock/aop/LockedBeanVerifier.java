@@ -75,8 +75,8 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 			checkOneRecipe(operation);
 		}
 		if (!(bean instanceof Advised advised)) {
-			throw new InvalidLockDeclarationException(operations.get(0).annotation(), operations.get(0).describeMethod(),
-					null,
+			LockOperation first = operations.get(0);
+			throw new InvalidLockDeclarationException(first.annotation(), first.describeMethod(), null,
 					"the bean '" + beanName + "' was not proxied (it was created before the @DistributedLock "
 							+ "advisor, for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
 							+ "its locked methods would run without their lock",

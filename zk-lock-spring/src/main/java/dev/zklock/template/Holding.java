@@ -33,8 +33,8 @@ abstract sealed class Holding {
 		if (definition.permits() > 0) {
 			SortedSet<String> distinct = new TreeSet<>(keys);
 			if (distinct.size() != 1) {
-				throw new IllegalArgumentException("The semaphore '" + definition.name() + "' takes a permit of one key, "
-						+ "but was given " + (distinct.isEmpty() ? "none" : distinct));
+				throw new IllegalArgumentException("The semaphore '" + definition.name()
+						+ "' takes a permit of one key, but was given " + (distinct.isEmpty() ? "none" : distinct));
 			}
 			return new Permit(registry.obtainSemaphore(distinct.first(), definition.permits()));
 		}
@@ -237,8 +237,8 @@ abstract sealed class Holding {
 
 		@Override
 		ZkLease toLease() {
-			throw new UnsupportedOperationException("The " + this.mode + " side of the read/write lock of "
-					+ keys() + " belongs to the thread that took it and cannot be held for work that outlives the call");
+			throw new UnsupportedOperationException("The " + this.mode + " side of the read/write lock of " + keys()
+					+ " belongs to the thread that took it and cannot be held for work that outlives the call");
 		}
 
 		@Override

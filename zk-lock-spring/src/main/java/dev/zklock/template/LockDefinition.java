@@ -139,8 +139,8 @@ public final class LockDefinition {
 			throw threadOwnedSide(this.name, mode);
 		}
 		if (mode != LockMode.EXCLUSIVE && this.permits > 0) {
-			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take the "
-					+ mode + " side of a read/write lock");
+			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
+					+ "the " + mode + " side of a read/write lock");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits);
 	}
@@ -156,8 +156,8 @@ public final class LockDefinition {
 	 */
 	public LockDefinition withPermits(int permits) {
 		if (permits < 1) {
-			throw new IllegalArgumentException("The semaphore '" + this.name + "' needs at least 1 permit, but was given "
-					+ permits);
+			throw new IllegalArgumentException("The semaphore '" + this.name + "' needs at least 1 permit, but was "
+					+ "given " + permits);
 		}
 		if (this.mode != LockMode.EXCLUSIVE) {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes the " + this.mode

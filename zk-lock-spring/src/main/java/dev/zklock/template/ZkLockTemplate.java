@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.common.KeyValue;
@@ -26,8 +28,8 @@ import dev.zklock.core.ZkLockRegistry;
  * observation (tagged {@code lock.name}, {@code kind} and {@code outcome}) and the hold as the
  * {@code zklock.held} observation (tagged {@code lock.name} and {@code kind}). The {@code kind}
  * says what was taken: {@code exclusive}, {@code read}, {@code write} or {@code semaphore}
- * ({@link LockDefinition#withMode}, {@link LockDefinition#withPermits}). With Micrometer's meter handler,
- * they become the timers {@code zklock.acquire} and {@code zklock.held} and the long task timers
+ * ({@link LockDefinition#withMode}, {@link LockDefinition#withPermits}). With Micrometer's meter
+ * handler, they become the timers {@code zklock.acquire} and {@code zklock.held} and the long task timers
  * of the same names with {@code .active}. {@code @DistributedLock} runs through this template,
  * with the key expression as the name.
  *
@@ -66,7 +68,7 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * The holds of each key this template holds now, oldest first, by key: for its name. Several
 	 * at once for readers and permits.
 	 */
-	private final java.util.concurrent.ConcurrentMap<String, List<Hold>> holders = new java.util.concurrent.ConcurrentHashMap<>();
+	private final ConcurrentMap<String, List<Hold>> holders = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a new instance.

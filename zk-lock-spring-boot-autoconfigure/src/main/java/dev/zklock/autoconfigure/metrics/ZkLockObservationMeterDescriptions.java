@@ -23,7 +23,8 @@ final class ZkLockObservationMeterDescriptions implements MeterFilter {
 
 	static final Map<String, String> DESCRIPTIONS = Map.of(ZkLockTemplate.ACQUIRE_OBSERVATION,
 			"Time spent waiting for a lock or permit, by lock name, kind and outcome",
-			ZkLockTemplate.ACQUIRE_OBSERVATION + ".active", "Waits for a lock or permit in progress, by lock name and kind",
+			ZkLockTemplate.ACQUIRE_OBSERVATION + ".active",
+			"Waits for a lock or permit in progress, by lock name and kind",
 			ZkLockTemplate.HELD_OBSERVATION, "Time locks and permits were held, by lock name and kind",
 			ZkLockTemplate.HELD_OBSERVATION + ".active", "Locks and permits held right now, by lock name and kind");
 
