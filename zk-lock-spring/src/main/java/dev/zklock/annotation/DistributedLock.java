@@ -65,6 +65,8 @@ import java.lang.annotation.Target;
  * bean to itself through {@code this} is not intercepted, as with {@code @Transactional}.
  *
  * @author zk-lock
+ * @see LockMode
+ * @see DistributedSemaphore
  * @see EnableDistributedLocks
  */
 @Target(ElementType.METHOD)

@@ -17,7 +17,6 @@ import org.springframework.expression.Expression;
  * @param declaration the annotation's attributes as written
  * @param method the annotated method, as declared on the target class
  * @param targetClass the target class
- * @param keyExpression the key expression as written
  * @param parsedKey the parsed key expression
  * @param definition the lock's name, what it takes (mode or permits), wait, minimum hold and busy
  * handling, resolved at startup
@@ -27,7 +26,7 @@ import org.springframework.expression.Expression;
  * {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
  * @param notAcquired what the call does when the lock is not acquired
  */
-record LockOperation(LockDeclaration declaration, Method method, Class<?> targetClass, String keyExpression, Expression parsedKey,
+record LockOperation(LockDeclaration declaration, Method method, Class<?> targetClass, Expression parsedKey,
 		LockDefinition definition, AnnotatedElementKey elementKey, ReturnKind returnKind,
 		@Nullable ReactiveAdapter reactiveAdapter, NotAcquired notAcquired) {
 
@@ -51,6 +50,14 @@ record LockOperation(LockDeclaration declaration, Method method, Class<?> target
 		 */
 		SUSPENDING
 
+	}
+
+	/**
+	 * Return the key expression as written.
+	 * @return the expression
+	 */
+	String keyExpression() {
+		return this.declaration.key();
 	}
 
 	/**

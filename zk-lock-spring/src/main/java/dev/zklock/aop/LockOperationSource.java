@@ -235,8 +235,8 @@ final class LockOperationSource {
 			throw new InvalidLockDeclarationException(annotation, description, null, ex.getMessage(),
 					"Give name a non-blank value and holdAtLeast a duration of at most 100 years");
 		}
-		return new LockOperation(declaration, specificMethod, userClass, expression, parsed, definition, elementKey,
-				kind, adapter, notAcquired);
+		return new LockOperation(declaration, specificMethod, userClass, parsed, definition, elementKey, kind, adapter,
+				notAcquired);
 	}
 
 	private static <A extends java.lang.annotation.Annotation> @Nullable A findAnnotation(Method specificMethod,
