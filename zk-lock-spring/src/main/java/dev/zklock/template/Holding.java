@@ -1,11 +1,10 @@
 package dev.zklock.template;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +13,7 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
 
 /**
@@ -39,19 +39,12 @@ abstract sealed class Holding {
 			return new Permit(registry.obtainSemaphore(distinct.first(), definition.permits()));
 		}
 		if (definition.mode() == LockMode.EXCLUSIVE) {
-			return new Exclusive(registry, registry.obtainAll(keys));
+			return new Locks(registry.obtainAll(keys), (key) -> registry.obtain(key));
 		}
-		// The order of obtainAll: the same in every JVM, so overlapping sets cannot wait in a cycle
-		SortedSet<String> sorted = new TreeSet<>(keys);
-		if (sorted.isEmpty()) {
-			throw new IllegalArgumentException("At least one lock key is needed, but none was given");
-		}
-		List<ZkLock> sides = new ArrayList<>(sorted.size());
-		for (String key : sorted) {
-			sides.add((definition.mode() == LockMode.READ) ? registry.obtainReadWrite(key).readLock()
-					: registry.obtainReadWrite(key).writeLock());
-		}
-		return new Sides(definition.mode(), sides);
+		boolean read = definition.mode() == LockMode.READ;
+		ZkReadWriteLock all = registry.obtainAllReadWrite(keys);
+		return new Locks(read ? all.readLock() : all.writeLock(),
+				(key) -> read ? registry.obtainReadWrite(key).readLock() : registry.obtainReadWrite(key).writeLock());
 	}
 
 	/**
@@ -91,17 +84,19 @@ abstract sealed class Holding {
 	}
 
 	/**
-	 * The exclusive locks of some keys, as the registry takes them in order.
+	 * The exclusive locks of some keys, or one side of their read/write locks, as the registry
+	 * takes several in order under one wait, all or nothing.
 	 */
-	static final class Exclusive extends Holding {
-
-		private final ZkLockRegistry registry;
+	static final class Locks extends Holding {
 
 		private final ZkLock lock;
 
-		Exclusive(ZkLockRegistry registry, ZkLock lock) {
-			this.registry = registry;
+		/** The lock of one of the keys, whose own fencing token a lock on several has not. */
+		private final Function<String, ZkLock> keyLock;
+
+		Locks(ZkLock lock, Function<String, ZkLock> keyLock) {
 			this.lock = lock;
+			this.keyLock = keyLock;
 		}
 
 		@Override
@@ -127,141 +122,12 @@ abstract sealed class Holding {
 		@Override
 		long fencingToken(String key) {
 			// A lock on several keys has no token of its own: each key's lock has
-			return this.registry.obtain(key).fencingToken();
+			return this.keyLock.apply(key).fencingToken();
 		}
 
 		@Override
 		LeaseState leaseState() {
 			return this.lock.leaseState();
-		}
-
-	}
-
-	/**
-	 * One side of the read/write locks of some keys: taken in the keys' order under one wait, all
-	 * or nothing, and given back newest first, as the registry takes several exclusive locks.
-	 */
-	static final class Sides extends Holding {
-
-		private final LockMode mode;
-
-		private final List<ZkLock> sides;
-
-		Sides(LockMode mode, List<ZkLock> sides) {
-			this.mode = mode;
-			this.sides = List.copyOf(sides);
-		}
-
-		@Override
-		void acquire(Duration wait) {
-			long requested = saturatedNanos(wait);
-			long deadline = System.nanoTime() + requested;
-			int taken = 0;
-			try {
-				for (ZkLock side : this.sides) {
-					side.acquire(Duration.ofNanos(remaining(deadline, requested)));
-					taken++;
-				}
-			}
-			catch (RuntimeException | Error ex) {
-				try {
-					releaseInReverse(this.sides.subList(0, taken));
-				}
-				catch (RuntimeException releaseFailure) {
-					// The failure to acquire is what the caller must see
-					ex.addSuppressed(releaseFailure);
-				}
-				throw ex;
-			}
-		}
-
-		/**
-		 * What is left of the one wait for the next key: a zero wait is one attempt per key; a
-		 * positive wait that has run out still gives the next key the shortest real wait, not
-		 * zero, which would be a fresh attempt bounded by the connection timeout.
-		 */
-		private static long remaining(long deadline, long requested) {
-			if (requested == 0) {
-				return 0;
-			}
-			return Math.max(1, deadline - System.nanoTime());
-		}
-
-		private static long saturatedNanos(Duration wait) {
-			try {
-				return wait.toNanos();
-			}
-			catch (ArithmeticException ex) {
-				return Long.MAX_VALUE / 2;
-			}
-		}
-
-		@Override
-		boolean isHeldByCurrentThread() {
-			for (ZkLock side : this.sides) {
-				if (!side.isHeldByCurrentThread()) {
-					return false;
-				}
-			}
-			return true;
-		}
-
-		@Override
-		void release() {
-			releaseInReverse(this.sides);
-		}
-
-		/**
-		 * Give back every side, newest first, even if some throw; then throw the first failure
-		 * with the others suppressed.
-		 */
-		private static void releaseInReverse(List<ZkLock> taken) {
-			RuntimeException failure = null;
-			for (int i = taken.size() - 1; i >= 0; i--) {
-				try {
-					taken.get(i).unlock();
-				}
-				catch (RuntimeException ex) {
-					if (failure == null) {
-						failure = ex;
-					}
-					else {
-						failure.addSuppressed(ex);
-					}
-				}
-			}
-			if (failure != null) {
-				throw failure;
-			}
-		}
-
-		@Override
-		ZkLease toLease() {
-			throw new UnsupportedOperationException("The " + this.mode + " side of the read/write lock of " + keys()
-					+ " belongs to the thread that took it and cannot be held for work that outlives the call");
-		}
-
-		@Override
-		long fencingToken(String key) {
-			for (ZkLock side : this.sides) {
-				if (side.key().equals(key)) {
-					return side.fencingToken();
-				}
-			}
-			throw new IllegalArgumentException("'" + key + "' is not one of " + keys());
-		}
-
-		@Override
-		LeaseState leaseState() {
-			LeaseState worst = LeaseState.HELD;
-			for (ZkLock side : this.sides) {
-				worst = worse(worst, side.leaseState());
-			}
-			return worst;
-		}
-
-		private List<String> keys() {
-			return this.sides.stream().map(ZkLock::key).toList();
 		}
 
 	}
