@@ -146,6 +146,22 @@ public @interface DistributedLock {
 	String holdAtLeast() default "";
 
 	/**
+	 * Let another process take the lock back by request: when someone asks for the lock's
+	 * revocation (Curator's {@code Revoker.attemptRevoke} on this JVM's node,
+	 * {@code ZkLockRegistry.requestRevocation(key)}, or the {@code zklocks} endpoint's
+	 * {@code DELETE} operation), the thread running the method is interrupted, once, and
+	 * {@link LockContext#isRevocationRequested()} turns true. The method decides what to do: an
+	 * interruptible wait or I/O in it ends with {@link InterruptedException} (or its unchecked
+	 * kin); code that never looks at the interrupt runs on to its end. The lock stays held until
+	 * the method returns: a request takes nothing away by itself. A request that comes after the
+	 * method returned interrupts nothing. Only for methods whose work runs on the calling thread:
+	 * a method returning a {@code CompletionStage}, a reactive type or a Kotlin {@code suspend}
+	 * function fails startup with it. Without it (the default), requests are ignored.
+	 * @return whether a revocation request interrupts the method
+	 */
+	boolean revocable() default false;
+
+	/**
 	 * Which lock to take on the key: the exclusive lock (the default), or the read or write side
 	 * of the key's read/write lock. Readers of a key run together, across JVMs; a writer excludes
 	 * readers and other writers. A method that holds the write side may call one that reads the

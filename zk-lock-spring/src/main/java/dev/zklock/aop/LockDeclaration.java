@@ -20,9 +20,10 @@ import dev.zklock.annotation.OnLocked;
  * @param holdAtLeast the holdAtLeast attribute, unresolved; empty for a semaphore
  * @param mode the lock taken; {@link LockMode#EXCLUSIVE} for a semaphore
  * @param permits the semaphore's permits, 0 for a lock
+ * @param revocable whether a revocation request interrupts the method; false for a semaphore
  */
 record LockDeclaration(String annotation, String key, String name, String waitAtMost, long waitMs,
-		OnLocked onLocked, String fallback, String holdAtLeast, LockMode mode, int permits) {
+		OnLocked onLocked, String fallback, String holdAtLeast, LockMode mode, int permits, boolean revocable) {
 
 	static final String LOCK = "@DistributedLock";
 
@@ -30,13 +31,13 @@ record LockDeclaration(String annotation, String key, String name, String waitAt
 
 	static LockDeclaration of(DistributedLock lock) {
 		return new LockDeclaration(LOCK, lock.key(), lock.name(), lock.waitAtMost(), lock.waitMs(), lock.onLocked(),
-				lock.fallback(), lock.holdAtLeast(), lock.mode(), 0);
+				lock.fallback(), lock.holdAtLeast(), lock.mode(), 0, lock.revocable());
 	}
 
 	static LockDeclaration of(DistributedSemaphore semaphore) {
 		return new LockDeclaration(SEMAPHORE, semaphore.key(), semaphore.name(), semaphore.waitAtMost(),
 				semaphore.waitMs(), semaphore.onLocked(), semaphore.fallback(), "", LockMode.EXCLUSIVE,
-				semaphore.permits());
+				semaphore.permits(), false);
 	}
 
 	boolean isSemaphore() {

@@ -219,6 +219,15 @@ final class LockOperationSource {
 				: returnKind(specificMethod, returnType, adapter, annotation, description);
 		Duration holdAtLeast = duration(declaration.holdAtLeast(), "holdAtLeast", annotation, description);
 		checkThreadOwnedSide(declaration, kind, returnType, holdAtLeast, description);
+		if (declaration.revocable() && kind != LockOperation.ReturnKind.SYNCHRONOUS) {
+			String work = (kind == LockOperation.ReturnKind.SUSPENDING) ? "it is a Kotlin suspend function"
+					: "it returns " + returnType.getName();
+			throw new InvalidLockDeclarationException(annotation, description, null,
+					"revocable = true interrupts the thread that runs the method when its lock is asked back, and " + work
+							+ ", whose work goes on after the method returns, possibly on other threads, which nothing "
+							+ "would interrupt",
+					"Make the method synchronous (return the result itself), or remove revocable = true");
+		}
 		NotAcquired notAcquired = notAcquired(declaration, specificMethod, userClass, returnType, kind, description);
 		LockDefinition definition;
 		try {
@@ -226,7 +235,8 @@ final class LockOperationSource {
 				.withWait(maxWait(declaration, description))
 				.withHoldAtLeast(holdAtLeast)
 				.withWhenBusy(notAcquired.whenBusy())
-				.withMode(declaration.mode());
+				.withMode(declaration.mode())
+				.withRevocable(declaration.revocable());
 			if (declaration.isSemaphore()) {
 				definition = definition.withPermits(declaration.permits());
 			}

@@ -79,6 +79,17 @@ abstract sealed class Holding {
 	 */
 	abstract LeaseState leaseState();
 
+	/**
+	 * Ask to be told, on behalf of this thread's hold, when someone requests it back.
+	 * @throws UnsupportedOperationException for a permit, which is not asked back
+	 */
+	abstract void onRevocationRequested(Runnable listener);
+
+	/**
+	 * Whether someone requested this thread's hold back, as far as it listens.
+	 */
+	abstract boolean isRevocationRequested();
+
 	static LeaseState worse(LeaseState a, LeaseState b) {
 		return (a.ordinal() >= b.ordinal()) ? a : b;
 	}
@@ -128,6 +139,16 @@ abstract sealed class Holding {
 		@Override
 		LeaseState leaseState() {
 			return this.lock.leaseState();
+		}
+
+		@Override
+		void onRevocationRequested(Runnable listener) {
+			this.lock.onRevocationRequested(listener);
+		}
+
+		@Override
+		boolean isRevocationRequested() {
+			return this.lock.isRevocationRequested();
 		}
 
 	}
@@ -182,6 +203,16 @@ abstract sealed class Holding {
 				throw new IllegalStateException("No permit of " + this.semaphore.key() + " was acquired");
 			}
 			return acquired;
+		}
+
+		@Override
+		void onRevocationRequested(Runnable listener) {
+			throw new UnsupportedOperationException("A semaphore's permits are not asked back");
+		}
+
+		@Override
+		boolean isRevocationRequested() {
+			return false;
 		}
 
 	}

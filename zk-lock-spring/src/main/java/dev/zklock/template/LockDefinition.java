@@ -48,14 +48,17 @@ public final class LockDefinition {
 
 	private final int permits;
 
+	private final boolean revocable;
+
 	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast, WhenBusy whenBusy,
-			LockMode mode, int permits) {
+			LockMode mode, int permits, boolean revocable) {
 		this.name = name;
 		this.wait = wait;
 		this.holdAtLeast = holdAtLeast;
 		this.whenBusy = whenBusy;
 		this.mode = mode;
 		this.permits = permits;
+		this.revocable = revocable;
 	}
 
 	/**
@@ -70,7 +73,7 @@ public final class LockDefinition {
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be blank");
 		}
-		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0);
+		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0, false);
 	}
 
 	/**
@@ -94,7 +97,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("The wait of lock '" + this.name + "' must not be negative, but was "
 					+ wait);
 		}
-		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits);
+		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits, this.revocable);
 	}
 
 	/**
@@ -121,7 +124,7 @@ public final class LockDefinition {
 		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
 			throw threadOwnedSide(this.name, this.mode);
 		}
-		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits);
+		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits, this.revocable);
 	}
 
 	/**
@@ -142,7 +145,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
 					+ "the " + mode + " side of a read/write lock");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits);
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits, this.revocable);
 	}
 
 	/**
@@ -163,7 +166,39 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes the " + this.mode
 					+ " side of a read/write lock and cannot also take a semaphore permit");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits);
+		if (this.revocable) {
+			throw new IllegalArgumentException("Lock '" + this.name + "' is revocable and cannot take a semaphore "
+					+ "permit: permits are not asked back");
+		}
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits, this.revocable);
+	}
+
+	/**
+	 * Return a copy whose hold is revocable: a revocation request (Curator's
+	 * {@code Revoker.attemptRevoke} on this JVM's node, or
+	 * {@code ZkLockRegistry.requestRevocation}) interrupts the thread running the work of
+	 * {@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask)}, once,
+	 * while the work runs, and {@code LockContext.isRevocationRequested()} turns true. Work that
+	 * outlives the call has no thread to interrupt and ignores requests.
+	 * @param revocable whether a request interrupts the work
+	 * @return the copy
+	 * @throws IllegalArgumentException if the definition takes a semaphore permit
+	 */
+	public LockDefinition withRevocable(boolean revocable) {
+		if (revocable && this.permits > 0) {
+			throw new IllegalArgumentException("The semaphore '" + this.name + "' cannot be revocable: permits are "
+					+ "not asked back");
+		}
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+				revocable);
+	}
+
+	/**
+	 * Return whether a revocation request interrupts the work.
+	 * @return whether revocable
+	 */
+	public boolean revocable() {
+		return this.revocable;
 	}
 
 	private static IllegalArgumentException threadOwnedSide(String name, LockMode mode) {
@@ -179,7 +214,7 @@ public final class LockDefinition {
 	 */
 	public LockDefinition withWhenBusy(WhenBusy whenBusy) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
-				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits);
+				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits, this.revocable);
 	}
 
 	/**
@@ -242,7 +277,7 @@ public final class LockDefinition {
 	public String toString() {
 		return "LockDefinition[name=" + this.name + ", " + ((this.permits > 0) ? "permits=" + this.permits
 				: "mode=" + this.mode) + ", wait=" + this.wait + ", holdAtLeast=" + this.holdAtLeast + ", whenBusy="
-				+ this.whenBusy + "]";
+				+ this.whenBusy + (this.revocable ? ", revocable" : "") + "]";
 	}
 
 	/**

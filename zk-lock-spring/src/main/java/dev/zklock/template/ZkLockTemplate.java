@@ -523,8 +523,16 @@ public class ZkLockTemplate implements AutoCloseable {
 
 		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
 			T result;
+			Interruption interruption = this.definition.revocable() ? new Interruption(this.holding) : null;
 			try {
-				result = LockContextHolder.runWith(this, task);
+				try {
+					result = LockContextHolder.runWith(this, task);
+				}
+				finally {
+					if (interruption != null) {
+						interruption.disarm();
+					}
+				}
 			}
 			catch (Throwable ex) {
 				end(ex);
@@ -532,6 +540,11 @@ public class ZkLockTemplate implements AutoCloseable {
 			}
 			end(null);
 			return result;
+		}
+
+		@Override
+		public boolean isRevocationRequested() {
+			return this.definition.revocable() && this.holding.isRevocationRequested();
 		}
 
 		/**
@@ -612,6 +625,50 @@ public class ZkLockTemplate implements AutoCloseable {
 			}
 			ZkLockTemplate.this.minimumHolds.releaseAt(this.acquiredAt + minimum.toNanos(),
 					() -> releaseLater(lease, this));
+		}
+
+	}
+
+	/**
+	 * Interrupts the thread running revocable work when revocation of its hold is requested,
+	 * once, and only while the work runs: a request that comes after it ended must not reach
+	 * whatever the thread does next.
+	 */
+	private static final class Interruption implements Runnable {
+
+		private final Thread thread = Thread.currentThread();
+
+		private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+
+		/** Guarded by lock. */
+		private boolean armed = true;
+
+		Interruption(Holding holding) {
+			holding.onRevocationRequested(this);
+		}
+
+		@Override
+		public void run() {
+			this.lock.lock();
+			try {
+				if (this.armed) {
+					this.armed = false;
+					this.thread.interrupt();
+				}
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		void disarm() {
+			this.lock.lock();
+			try {
+				this.armed = false;
+			}
+			finally {
+				this.lock.unlock();
+			}
 		}
 
 	}

@@ -248,6 +248,13 @@ class InvalidDeclarationTests {
 	}
 
 	@Test
+	void revocableOnACompletionStage() {
+		assertFailsStartup(RevocableAsync.class, "run()", null,
+				"revocable = true interrupts the thread that runs the method when its lock is asked back, and it "
+						+ "returns java.util.concurrent.CompletableFuture");
+	}
+
+	@Test
 	void writeSideOnAMono() {
 		assertFailsStartup(WriteMono.class, "run()", null,
 				"mode = WRITE holds the write side of a read/write lock, which belongs to the thread that took it, and "
@@ -454,6 +461,15 @@ class InvalidDeclarationTests {
 		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ)
 		public java.util.concurrent.CompletableFuture<String> run() {
 			return java.util.concurrent.CompletableFuture.completedFuture("read");
+		}
+
+	}
+
+	public static class RevocableAsync {
+
+		@DistributedLock(key = "'k'", revocable = true)
+		public java.util.concurrent.CompletableFuture<String> run() {
+			return java.util.concurrent.CompletableFuture.completedFuture("done");
 		}
 
 	}
