@@ -73,6 +73,23 @@ final class Engine {
 	}
 
 	/**
+	 * Find or create a path's entry in a recipe's table and count the caller in, while the
+	 * registry is open.
+	 * @throws IllegalStateException if the registry was closed before
+	 * @throws AcquireFailure if it closed while the entry was retained
+	 */
+	<E extends TableEntry> E retain(LockTable<E> table, String key, String path) throws AcquireFailure {
+		checkOpen();
+		E entry = table.retain(key, path);
+		if (this.closed) {
+			// Closed between the check and the retain: close() may not have seen this entry
+			table.release(entry);
+			throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+		}
+		return entry;
+	}
+
+	/**
 	 * Hold a node under {@code lockPath} in ZooKeeper for {@code entry}, as {@code driver} says, and publish it through
 	 * {@code install} while its session is the client's: a node granted on a session that has
 	 * just ended is deleted and the attempt starts over.

@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}: the locks of several keys,
+ * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}, and each side of
+ * {@link ZkLockRegistry#obtainAllReadWrite}: the locks of several keys,
  * taken in one global order (the keys' natural order, the same in every JVM, so that two callers
  * locking overlapping sets never wait for each other in a cycle) under one deadline, all or
  * nothing, and released in the reverse order. Each key is reentrant on its own, as
@@ -16,15 +17,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class MultiKeyLock implements ZkLock {
 
-	private final MutexEngine mutex;
+	/** The engine of exclusive locks; {@code null} for the sides of read/write locks. */
+	private final @Nullable MutexEngine mutex;
 
 	private final List<ZkLock> locks;
 
 	/**
-	 * @param mutex the engine the locks come from
+	 * @param mutex the engine the exclusive locks come from, {@code null} for read/write sides,
+	 * which cannot be handed to a lease
 	 * @param locks the locks, in the order to take them
 	 */
-	MultiKeyLock(MutexEngine mutex, List<ZkLock> locks) {
+	MultiKeyLock(@Nullable MutexEngine mutex, List<ZkLock> locks) {
 		this.mutex = mutex;
 		this.locks = List.copyOf(locks);
 	}
@@ -209,9 +212,14 @@ final class MultiKeyLock implements ZkLock {
 
 	@Override
 	public ZkLease toLease() {
+		MutexEngine mutex = this.mutex;
+		if (mutex == null) {
+			throw new UnsupportedOperationException("The read/write locks of " + key()
+					+ " are held by a thread and cannot be handed to a lease");
+		}
 		Thread current = Thread.currentThread();
 		for (ZkLock lock : this.locks) {
-			LockEntry entry = this.mutex.entry(lock.path());
+			LockEntry entry = mutex.entry(lock.path());
 			if (entry == null || entry.ownerThread() != current) {
 				throw new IllegalMonitorStateException(
 						"Lock '" + lock.key() + "' of " + key() + " is not held by the current thread");

@@ -42,14 +42,9 @@ final class MutexEngine {
 	 */
 	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		this.engine.checkOpen();
-		LockEntry entry = this.engine.mutexes.retain(key, path);
+		LockEntry entry = this.engine.retain(this.engine.mutexes, key, path);
 		boolean acquired = false;
 		try {
-			if (this.engine.isClosed()) {
-				// Closed between the check and the retain: close() may not have seen this entry
-				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-			}
 			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
 				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY,

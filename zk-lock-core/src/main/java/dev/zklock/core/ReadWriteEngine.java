@@ -32,14 +32,10 @@ final class ReadWriteEngine {
 	 */
 	void acquireRead(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		this.engine.checkOpen();
-		ReadWriteEntry entry = this.engine.readWrites.retain(key, path);
+		ReadWriteEntry entry = this.engine.retain(this.engine.readWrites, key, path);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
-			if (this.engine.isClosed()) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-			}
 			boolean reentrant = entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread();
 			if (reentrant) {
 				// Never waits: a fair lock still grants a read to a thread that reads or writes
@@ -87,14 +83,10 @@ final class ReadWriteEngine {
 	 */
 	void acquireWrite(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		this.engine.checkOpen();
-		ReadWriteEntry entry = this.engine.readWrites.retain(key, path);
+		ReadWriteEntry entry = this.engine.retain(this.engine.readWrites, key, path);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
-			if (this.engine.isClosed()) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-			}
 			if (entry.local.getReadHoldCount() > 0 && !entry.local.isWriteLockedByCurrentThread()) {
 				throw new IllegalStateException("Thread '" + Thread.currentThread().getName()
 						+ "' holds the read lock of '" + key + "' (" + path

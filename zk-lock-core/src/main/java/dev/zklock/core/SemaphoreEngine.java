@@ -48,14 +48,10 @@ final class SemaphoreEngine {
 	 */
 	ZkLease acquire(String key, String path, int permits, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
-		this.engine.checkOpen();
-		SemaphoreEntry entry = this.engine.semaphores.retain(key, path);
+		SemaphoreEntry entry = this.engine.retain(this.engine.semaphores, key, path);
 		entry.waiting(1, permits);
 		boolean acquired = false;
 		try {
-			if (this.engine.isClosed()) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-			}
 			Object guard = new Object();
 			String guardPath = ZKPaths.makePath(path, GUARD);
 			try {

@@ -120,6 +120,56 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
 	 */
 	public ZkLock obtainAll(java.util.Collection<String> keys) {
+		java.util.SortedSet<String> sorted = sortedKeys(keys);
+		if (sorted.size() == 1) {
+			return obtain(sorted.first());
+		}
+		return new MultiKeyLock(this.mutex, sorted.stream().map(this::obtain).toList());
+	}
+
+	/**
+	 * Return one read/write lock for several keys: each side takes that side of every key's
+	 * read/write lock in the keys' natural order (the same in every JVM), under one deadline, all
+	 * or nothing, and releases them in reverse order, as {@link #obtainAll} does for exclusive
+	 * locks. Neither side can be handed to a lease.
+	 * @param keys the keys, at least one
+	 * @return the lock; for a single distinct key, the same as {@link #obtainReadWrite}
+	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
+	 */
+	public ZkReadWriteLock obtainAllReadWrite(java.util.Collection<String> keys) {
+		java.util.SortedSet<String> sorted = sortedKeys(keys);
+		if (sorted.size() == 1) {
+			return obtainReadWrite(sorted.first());
+		}
+		List<ZkReadWriteLock> locks = sorted.stream().map(this::obtainReadWrite).toList();
+		ZkLock read = new MultiKeyLock(null, locks.stream().map(ZkReadWriteLock::readLock).toList());
+		ZkLock write = new MultiKeyLock(null, locks.stream().map(ZkReadWriteLock::writeLock).toList());
+		return new ZkReadWriteLock() {
+
+			@Override
+			public ZkLock readLock() {
+				return read;
+			}
+
+			@Override
+			public ZkLock writeLock() {
+				return write;
+			}
+
+			@Override
+			public String key() {
+				return read.key();
+			}
+
+			@Override
+			public String path() {
+				return read.path();
+			}
+
+		};
+	}
+
+	private java.util.SortedSet<String> sortedKeys(java.util.Collection<String> keys) {
 		Objects.requireNonNull(keys, "keys must not be null");
 		java.util.SortedSet<String> sorted = new java.util.TreeSet<>();
 		for (String key : keys) {
@@ -129,10 +179,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		if (sorted.isEmpty()) {
 			throw new IllegalArgumentException("At least one lock key is needed, but none was given");
 		}
-		if (sorted.size() == 1) {
-			return obtain(sorted.first());
-		}
-		return new MultiKeyLock(this.mutex, sorted.stream().map(this::obtain).toList());
+		return sorted;
 	}
 
 	/**

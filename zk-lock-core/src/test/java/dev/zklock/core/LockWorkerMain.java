@@ -4,15 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A lock client in its own JVM, started by the cross-process tests. Each of its threads takes
@@ -36,33 +31,10 @@ public final class LockWorkerMain {
 		Path counter = Path.of(args[5]);
 		Path log = Path.of(args[6]);
 		String jvm = mode + "-" + ProcessHandle.current().pid();
-		try (CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000,
-				new ExponentialBackoffRetry(100, 3))) {
-			client.start();
-			client.blockUntilConnected(20, TimeUnit.SECONDS);
+		WorkerJvm.run(connectString, threads, (client) -> {
 			ZkLockRegistry registry = new ZkLockRegistry(client);
-			List<Thread> workers = new ArrayList<>();
-			List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
-			for (int t = 0; t < threads; t++) {
-				Thread worker = new Thread(() -> {
-					try {
-						run(mode, client, registry, key, iterations, counter, log, jvm);
-					}
-					catch (Throwable ex) {
-						failures.add(ex);
-					}
-				}, "worker-" + t);
-				workers.add(worker);
-				worker.start();
-			}
-			for (Thread worker : workers) {
-				worker.join(120_000);
-			}
-			if (!failures.isEmpty()) {
-				failures.get(0).printStackTrace();
-				System.exit(2);
-			}
-		}
+			return (thread) -> run(mode, client, registry, key, iterations, counter, log, jvm);
+		});
 	}
 
 	private static void run(String mode, CuratorFramework client, ZkLockRegistry registry, String key, int iterations,

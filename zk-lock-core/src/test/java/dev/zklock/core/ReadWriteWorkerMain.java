@@ -4,16 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A read/write lock client in its own JVM, for the cross-process tests. Each thread takes the
@@ -36,57 +29,36 @@ public final class ReadWriteWorkerMain {
 		Path counter = Path.of(args[5]);
 		Path log = Path.of(args[6]);
 		String jvm = mode + "-" + ProcessHandle.current().pid();
-		try (CuratorFramework client = CuratorFrameworkFactory.newClient(args[1], 10_000, 5_000,
-				new ExponentialBackoffRetry(100, 3))) {
-			client.start();
-			client.blockUntilConnected(20, TimeUnit.SECONDS);
+		WorkerJvm.run(args[1], threads, (client) -> {
 			ZkReadWriteLock ours = new ZkLockRegistry(client).obtainReadWrite(key);
-			List<Thread> workers = new ArrayList<>();
-			List<Throwable> failures = new CopyOnWriteArrayList<>();
-			for (int t = 0; t < threads; t++) {
-				int index = t;
-				Thread worker = new Thread(() -> {
-					try {
-						// Curator's locks are per thread, so each thread has its own, as Curator documents
-						InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/" + key);
-						for (int i = 0; i < iterations; i++) {
-							boolean write = (i + index) % 4 == 0;
-							if (mode.equals("curator")) {
-								InterProcessLock side = write ? curator.writeLock() : curator.readLock();
-								side.acquire();
-							}
-							else {
-								(write ? ours.writeLock() : ours.readLock()).lock();
-							}
-							try {
-								work(write, counter, log, jvm);
-							}
-							finally {
-								if (mode.equals("curator")) {
-									InterProcessLock side = write ? curator.writeLock() : curator.readLock();
-									side.release();
-								}
-								else {
-									(write ? ours.writeLock() : ours.readLock()).unlock();
-								}
-							}
+			return (thread) -> {
+				// Curator's locks are per thread, so each thread has its own, as Curator documents
+				InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/" + key);
+				for (int i = 0; i < iterations; i++) {
+					boolean write = (i + thread) % 4 == 0;
+					if (mode.equals("curator")) {
+						InterProcessLock side = write ? curator.writeLock() : curator.readLock();
+						side.acquire();
+						try {
+							work(write, counter, log, jvm);
+						}
+						finally {
+							side.release();
 						}
 					}
-					catch (Throwable ex) {
-						failures.add(ex);
+					else {
+						ZkLock side = write ? ours.writeLock() : ours.readLock();
+						side.lock();
+						try {
+							work(write, counter, log, jvm);
+						}
+						finally {
+							side.unlock();
+						}
 					}
-				}, "worker-" + t);
-				workers.add(worker);
-				worker.start();
-			}
-			for (Thread worker : workers) {
-				worker.join(120_000);
-			}
-			if (!failures.isEmpty()) {
-				failures.get(0).printStackTrace();
-				System.exit(2);
-			}
-		}
+				}
+			};
+		});
 	}
 
 	private static void work(boolean write, Path counter, Path log, String jvm) throws Exception {

@@ -5,16 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A semaphore client in its own JVM, for the cross-process tests: each thread takes a permit
@@ -36,49 +29,28 @@ public final class SemaphoreWorkerMain {
 		int iterations = Integer.parseInt(args[5]);
 		Path log = Path.of(args[6]);
 		String jvm = mode + "-" + ProcessHandle.current().pid();
-		try (CuratorFramework client = CuratorFrameworkFactory.newClient(args[1], 10_000, 5_000,
-				new ExponentialBackoffRetry(100, 3))) {
-			client.start();
-			client.blockUntilConnected(20, TimeUnit.SECONDS);
+		WorkerJvm.run(args[1], threads, (client) -> {
 			ZkSemaphore ours = new ZkLockRegistry(client).obtainSemaphore(key, permits);
 			InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(client, "/locks/" + key, permits);
-			List<Thread> workers = new ArrayList<>();
-			List<Throwable> failures = new CopyOnWriteArrayList<>();
-			for (int t = 0; t < threads; t++) {
-				Thread worker = new Thread(() -> {
-					try {
-						for (int i = 0; i < iterations; i++) {
-							if (mode.equals("curator")) {
-								Lease lease = curator.acquire();
-								try {
-									work(log, jvm);
-								}
-								finally {
-									curator.returnLease(lease);
-								}
-							}
-							else {
-								try (ZkLease lease = ours.acquire(Duration.ofSeconds(60))) {
-									work(log, jvm);
-								}
-							}
+			return (thread) -> {
+				for (int i = 0; i < iterations; i++) {
+					if (mode.equals("curator")) {
+						Lease lease = curator.acquire();
+						try {
+							work(log, jvm);
+						}
+						finally {
+							curator.returnLease(lease);
 						}
 					}
-					catch (Throwable ex) {
-						failures.add(ex);
+					else {
+						try (ZkLease lease = ours.acquire(Duration.ofSeconds(60))) {
+							work(log, jvm);
+						}
 					}
-				}, "worker-" + t);
-				workers.add(worker);
-				worker.start();
-			}
-			for (Thread worker : workers) {
-				worker.join(120_000);
-			}
-			if (!failures.isEmpty()) {
-				failures.get(0).printStackTrace();
-				System.exit(2);
-			}
-		}
+				}
+			};
+		});
 	}
 
 	private static void work(Path log, String jvm) throws Exception {

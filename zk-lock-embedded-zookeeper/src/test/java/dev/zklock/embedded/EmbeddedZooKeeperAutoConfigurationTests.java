@@ -2,12 +2,10 @@ package dev.zklock.embedded;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Properties;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,23 +29,14 @@ class EmbeddedZooKeeperAutoConfigurationTests {
 	@TempDir
 	Path dir;
 
-	private Properties systemProperties;
 
 	// Listed after zk-lock's own on purpose: the ordering of the auto-configurations, not of this
 	// list, must put the embedded server's connection details first
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(ZkLockAutoConfiguration.class, EmbeddedZooKeeperAutoConfiguration.class));
 
-	@BeforeEach
-	void saveSystemProperties() {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
-		this.systemProperties = (Properties) System.getProperties().clone();
-	}
-
-	@AfterEach
-	void restoreSystemProperties() {
-		System.setProperties(this.systemProperties);
-	}
+	@RegisterExtension
+	final SystemPropertiesRestored systemProperties = new SystemPropertiesRestored();
 
 	@Test
 	void startsAServerAndPointsTheClientAtItWhateverTheConnectString() {

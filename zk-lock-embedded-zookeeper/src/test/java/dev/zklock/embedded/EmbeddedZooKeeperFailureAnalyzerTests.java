@@ -3,14 +3,12 @@ package dev.zklock.embedded;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,18 +40,8 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 	@TempDir
 	Path dir;
 
-	private Properties systemProperties;
-
-	@BeforeEach
-	void saveSystemProperties() {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
-		this.systemProperties = (Properties) System.getProperties().clone();
-	}
-
-	@AfterEach
-	void restoreSystemProperties() {
-		System.setProperties(this.systemProperties);
-	}
+	@RegisterExtension
+	final SystemPropertiesRestored systemProperties = new SystemPropertiesRestored();
 
 	@Test
 	void portInUseFailsAtOnceWithTheReport(CapturedOutput output) throws Exception {

@@ -8,9 +8,8 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -52,18 +51,8 @@ class EmbeddedZooKeeperLoggingTests {
 	private static final Pattern LIBRARY_LINE = Pattern
 		.compile("^(INFO|WARN) +\\[org\\.apache\\.(zookeeper|curator)[.\\]]");
 
-	private Properties systemProperties;
-
-	@BeforeEach
-	void saveSystemProperties() {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
-		this.systemProperties = (Properties) System.getProperties().clone();
-	}
-
-	@AfterEach
-	void restoreSystemProperties() {
-		System.setProperties(this.systemProperties);
-	}
+	@RegisterExtension
+	final SystemPropertiesRestored systemProperties = new SystemPropertiesRestored();
 
 	@Test
 	void theApplicationsOwnLevelsWin(CapturedOutput output) throws Exception {

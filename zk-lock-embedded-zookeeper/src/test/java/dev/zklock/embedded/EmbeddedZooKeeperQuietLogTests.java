@@ -1,12 +1,10 @@
 package dev.zklock.embedded;
 
 import java.util.List;
-import java.util.Properties;
 
 import ch.qos.logback.classic.LoggerContext;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
@@ -31,18 +29,8 @@ class EmbeddedZooKeeperQuietLogTests {
 	/** A line of ZooKeeper's ASCII-art banner. */
 	private static final String BANNER = "|___  /";
 
-	private Properties systemProperties;
-
-	@BeforeEach
-	void saveSystemProperties() {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
-		this.systemProperties = (Properties) System.getProperties().clone();
-	}
-
-	@AfterEach
-	void restoreSystemProperties() {
-		System.setProperties(this.systemProperties);
-	}
+	@RegisterExtension
+	final SystemPropertiesRestored systemProperties = new SystemPropertiesRestored();
 
 	@Test
 	void zooKeeperSaysLittleAtTheDefaultLevels(CapturedOutput output) throws Exception {

@@ -13,9 +13,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
@@ -41,20 +41,14 @@ class EmbeddedZooKeeperTempDirectoryTests {
 				AutoConfigurations.of(EmbeddedZooKeeperAutoConfiguration.class, ZkLockAutoConfiguration.class))
 		.withPropertyValues("zklock.embedded.enabled=true", "zklock.embedded.port=0");
 
-	private Properties systemProperties;
+	@RegisterExtension
+	final SystemPropertiesRestored systemProperties = new SystemPropertiesRestored();
 
 	private List<Path> before;
 
 	@BeforeEach
 	void countTempDataDirectories() {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
-		this.systemProperties = (Properties) System.getProperties().clone();
 		this.before = tempDataDirectories();
-	}
-
-	@AfterEach
-	void restoreSystemProperties() {
-		System.setProperties(this.systemProperties);
 	}
 
 	@Test

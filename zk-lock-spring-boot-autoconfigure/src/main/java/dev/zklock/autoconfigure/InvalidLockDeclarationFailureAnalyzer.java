@@ -6,15 +6,16 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a {@code @DistributedLock} that cannot work in Spring Boot's "APPLICATION FAILED TO
- * START" form: one description naming the class, method, key expression and problem, and one
- * action.
+ * Reports a {@code @DistributedLock} or {@code @DistributedSemaphore} that cannot work in Spring
+ * Boot's "APPLICATION FAILED TO START" form: one description naming the annotation, class,
+ * method, key expression and problem, and one action.
  */
 final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockDeclarationException> {
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidLockDeclarationException cause) {
-		StringBuilder description = new StringBuilder("@DistributedLock on ").append(cause.getMethod())
+		StringBuilder description = new StringBuilder(cause.getAnnotation()).append(" on ")
+			.append(cause.getMethod())
 			.append(" cannot work");
 		if (cause.getExpression() != null) {
 			description.append(": its key expression \"").append(cause.getExpression()).append("\" ");

@@ -261,6 +261,22 @@ class DistributedLockAutoConfigurationIntegrationTests {
 		});
 	}
 
+	@Test
+	void readWriteAndSemaphoreDeclarationsThatCannotWorkAreReportedAsFailureAnalyses() {
+		runner().withBean(NoPermitsService.class).run((context) -> {
+			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).isEqualTo("@DistributedSemaphore on " + NoPermitsService.class.getName()
+					+ ".run() cannot work: permits must be at least 1, but was 0: no call could ever run.");
+			assertThat(analysis.getAction()).contains("permits = 2").endsWith(".");
+		});
+		runner().withBean(AsyncReadService.class).run((context) -> {
+			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).startsWith("@DistributedLock on " + AsyncReadService.class.getName()
+					+ ".run() cannot work: mode = READ holds the read side of a read/write lock, which belongs to the "
+					+ "thread that took it, and it returns java.util.concurrent.CompletableFuture");
+		});
+	}
+
 	static Stream<Arguments> declarationsThatCannotWork() {
 		return Stream.of(Arguments.of(PrivateMethodService.class, "run()", "the method is private"),
 				Arguments.of(StaticMethodService.class, "run()", "the method is static"),
@@ -600,6 +616,23 @@ class DistributedLockAutoConfigurationIntegrationTests {
 
 		@DistributedLock(key = "inventory")
 		public void run(String sku) {
+		}
+
+	}
+
+	public static class NoPermitsService {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "'k'", permits = 0)
+		public void run() {
+		}
+
+	}
+
+	public static class AsyncReadService {
+
+		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ)
+		public CompletableFuture<String> run() {
+			return CompletableFuture.completedFuture("read");
 		}
 
 	}

@@ -32,20 +32,41 @@ import java.lang.annotation.Target;
  * <p>Inside the method, {@link LockContext#current()} gives the lock held for the invocation,
  * with its fencing token.
  *
+ * <p>By default the lock is exclusive. With {@link #mode()} {@link LockMode#READ READ} or
+ * {@link LockMode#WRITE WRITE} the method takes a side of the key's read/write lock instead:
+ * readers of a key run together, across JVMs, and a writer runs alone:
+ *
+ * <pre class="code">
+ * &#064;DistributedLock(key = "'catalog:' + #id", mode = LockMode.READ)
+ * public Catalog read(String id) { ... }
+ *
+ * &#064;DistributedLock(key = "'catalog:' + #id", mode = LockMode.WRITE)
+ * public void publish(String id, Catalog catalog) { ... }
+ * </pre>
+ *
  * <p>The lock lasts as long as the method's work: until it returns; for a method returning a
  * {@code CompletionStage}, until the stage completes; for a method returning a reactive type
  * ({@code Mono}, {@code Flux}), from each subscription until the stream terminates or is
- * cancelled; for a Kotlin {@code suspend} function, until its coroutine ends. A key expression that yields a collection or an array locks every element, in one
- * global order, all or nothing.
+ * cancelled; for a Kotlin {@code suspend} function, until its coroutine ends. A read or write
+ * side belongs to the thread that took it, so {@code READ} and {@code WRITE} are only for methods
+ * whose work ends when they return. A key expression that yields a collection or an array locks
+ * every element (in {@code READ}/{@code WRITE} mode, that side of each), in one global order, all
+ * or nothing.
  *
  * <p>May be declared on a public or protected method of a bean, on an interface method it
  * implements, or on a superclass method it overrides. Whatever cannot work fails the
  * application's startup with a message naming the method: a private, static or final method, a
  * final class under class-based proxying, a return type whose work outlives the call in a way the
- * lock cannot follow, and a key expression that does not parse or cannot evaluate. A call from the
+ * lock cannot follow, and a key expression that does not parse or cannot evaluate; and what
+ * contradicts itself: {@code READ} or {@code WRITE} with a return type whose work outlives the call
+ * or with {@link #holdAtLeast()}, both this and {@link DistributedSemaphore @DistributedSemaphore} on
+ * one method, and the same key expression locked exclusively by one method and with
+ * {@code READ}/{@code WRITE} (or as a semaphore) by another. A call from the
  * bean to itself through {@code this} is not intercepted, as with {@code @Transactional}.
  *
  * @author zk-lock
+ * @see LockMode
+ * @see DistributedSemaphore
  * @see EnableDistributedLocks
  */
 @Target(ElementType.METHOD)
@@ -117,9 +138,42 @@ public @interface DistributedLock {
 	 * once per tick even when their clocks or schedules drift by less than this. A duration
 	 * ({@code "30s"}, {@code "PT30S"}) or a placeholder. After the method ends, the library holds
 	 * the rest of the time and releases the lock itself. Such a lock is not reentrant: a call
-	 * while it is held, from this thread too, finds it busy.
+	 * while it is held, from this thread too, finds it busy. Only for {@link LockMode#EXCLUSIVE}: a
+	 * read or write side belongs to the thread that took it and cannot be kept after the method
+	 * ends, so setting it with {@code READ} or {@code WRITE} fails startup.
 	 * @return the minimum hold, empty for none
 	 */
 	String holdAtLeast() default "";
+
+	/**
+	 * Let another process take the lock back by request: when someone asks for the lock's
+	 * revocation (Curator's {@code Revoker.attemptRevoke} on this JVM's node,
+	 * {@code ZkLockRegistry.requestRevocation(key)}, or the {@code zklocks} endpoint's
+	 * {@code DELETE} operation), the thread running the method is interrupted, once, and
+	 * {@link LockContext#isRevocationRequested()} turns true. The method decides what to do: an
+	 * interruptible wait or I/O in it ends with {@link InterruptedException} (or its unchecked
+	 * kin); code that never looks at the interrupt runs on to its end. The lock stays held until
+	 * the method returns: a request takes nothing away by itself. A request that comes after the
+	 * method returned interrupts nothing. Only for methods whose work runs on the calling thread:
+	 * a method returning a {@code CompletionStage}, a reactive type or a Kotlin {@code suspend}
+	 * function fails startup with it. Without it (the default), requests are ignored.
+	 * @return whether a revocation request interrupts the method
+	 */
+	boolean revocable() default false;
+
+	/**
+	 * Which lock to take on the key: the exclusive lock (the default), or the read or write side
+	 * of the key's read/write lock. Readers of a key run together, across JVMs; a writer excludes
+	 * readers and other writers. A method that holds the write side may call one that reads the
+	 * same key (a downgrade); a method that holds only the read side cannot call one that writes
+	 * it (an upgrade), which throws {@link IllegalStateException} at once rather than wait for
+	 * ever for its own read. {@code READ} and {@code WRITE} are for methods whose work ends when
+	 * they return, without {@link #holdAtLeast()}: anything else fails startup.
+	 * <p>The read/write lock and the exclusive lock are different recipes on the same ZooKeeper
+	 * path and do not exclude each other: lock a key one way everywhere. An application that
+	 * declares one key expression with both fails to start, naming both methods.
+	 * @return the mode
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
 
 }

@@ -13,7 +13,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 
 /**
- * Enables {@link DistributedLock @DistributedLock} in a Spring application without Spring Boot
+ * Enables {@link DistributedLock @DistributedLock} and
+ * {@link DistributedSemaphore @DistributedSemaphore} in a Spring application without Spring Boot
  * (the Boot starter enables it by itself), as {@code @EnableTransactionManagement} enables
  * {@code @Transactional}. The application provides a
  * {@link dev.zklock.core.ZkLockRegistry ZkLockRegistry} bean (and may provide a

@@ -100,4 +100,12 @@ public interface LockContext {
 	 */
 	LeaseState leaseState();
 
+	/**
+	 * Return whether someone asked for this lock back, for a method declared
+	 * {@code @DistributedLock(revocable = true)}; always {@code false} for other holds, whose
+	 * nodes are not watched for requests.
+	 * @return whether revocation was requested
+	 */
+	boolean isRevocationRequested();
+
 }

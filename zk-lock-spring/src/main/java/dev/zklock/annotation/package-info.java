@@ -1,5 +1,6 @@
 /**
- * The {@link dev.zklock.annotation.DistributedLock @DistributedLock} annotation.
+ * The {@link dev.zklock.annotation.DistributedLock @DistributedLock} and
+ * {@link dev.zklock.annotation.DistributedSemaphore @DistributedSemaphore} annotations.
  */
 @NullMarked
 package dev.zklock.annotation;

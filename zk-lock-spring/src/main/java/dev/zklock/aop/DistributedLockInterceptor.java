@@ -21,9 +21,11 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Runs a {@code @DistributedLock} method while holding the lock for its keys: evaluates the key
- * expression (one key, or a collection or array of them), then lets the {@link ZkLockTemplate}
- * hold the locks for as long as the method's work lasts: until it returns, until the
+ * Runs a {@code @DistributedLock} method while holding the lock for its keys, or a
+ * {@code @DistributedSemaphore} method while holding a permit of its key: evaluates the key
+ * expression (one key, or for a lock a collection or array of them), then lets the
+ * {@link ZkLockTemplate} hold what the operation's definition takes (the exclusive lock, a read
+ * or write side, a permit) for as long as the method's work lasts: until it returns, until the
  * {@code CompletionStage} it returns completes, or, for a reactive return type, from
  * subscription until the stream terminates or is cancelled. When the lock is not acquired, the
  * operation's {@link NotAcquired} decides: throw, skip, or call the fallback.
@@ -193,6 +195,10 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			for (Object element : elements) {
 				keys.add(validKey(operation, element));
 			}
+			if (keys.size() > 1 && operation.definition().permits() > 0) {
+				throw invalidKey(operation, "evaluated to several keys " + keys + "; a semaphore's permit is "
+						+ "taken on one key");
+			}
 			return keys;
 		}
 		return List.of(validKey(operation, value));
@@ -216,15 +222,15 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			LockPaths.validateKey(key);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("@DistributedLock key expression \"" + operation.keyExpression()
+			throw new IllegalArgumentException(operation.annotation() + " key expression \"" + operation.keyExpression()
 					+ "\" on " + operation.describeMethod() + " gave an invalid key: " + ex.getMessage(), ex);
 		}
 		return key;
 	}
 
 	private static IllegalArgumentException invalidKey(LockOperation operation, String problem) {
-		return new IllegalArgumentException("@DistributedLock key expression \"" + operation.keyExpression() + "\" on "
-				+ operation.describeMethod() + " " + problem);
+		return new IllegalArgumentException(operation.annotation() + " key expression \"" + operation.keyExpression()
+				+ "\" on " + operation.describeMethod() + " " + problem);
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.core.LockAcquisitionException;
 
 import org.springframework.aop.support.AopUtils;
@@ -18,7 +19,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds and checks the fallback method a {@code @DistributedLock} names: a method of the same
+ * Finds and checks the fallback method a {@code @DistributedLock} or {@code @DistributedSemaphore} names: a method of the same
  * class (or a superclass), of any visibility, other than the locked method itself, taking the
  * locked method's parameters (or wider types), optionally followed by the
  * {@link LockAcquisitionException}, returning what the locked method may return, and not locked
@@ -35,18 +36,19 @@ final class FallbackMethods {
 	 * @throws InvalidLockDeclarationException if there is none that can be called in its place
 	 */
 	static NotAcquired.Fallback find(String name, Method method, Class<?> userClass, Class<?> returnType,
-			String description) {
+			String annotation, String description) {
 		List<Method> named = new ArrayList<>();
 		// The locked method is never its own fallback: called on the target, its body would run unlocked
 		ReflectionUtils.doWithMethods(userClass, named::add, (candidate) -> candidate.getName().equals(name)
 				&& !candidate.isBridge() && !isTheLockedMethod(candidate, method, userClass));
 		if (named.isEmpty() && name.equals(method.getName())
 				&& ReflectionUtils.findMethod(userClass, name, method.getParameterTypes()) != null) {
-			throw invalid(description, name, "its fallback '" + name + "' is the locked method itself, which "
-					+ "would then run without its lock", "Name another method as the fallback");
+			throw invalid(annotation, description, name, "its fallback '" + name + "' is the locked method itself, "
+					+ "which would then run without its lock", "Name another method as the fallback");
 		}
 		if (named.isEmpty()) {
-			throw invalid(description, name, "there is no method named '" + name + "' in " + userClass.getName(),
+			throw invalid(annotation, description, name,
+					"there is no method named '" + name + "' in " + userClass.getName(),
 					"Declare " + signature(name, method, returnType, true) + " or "
 							+ signature(name, method, returnType, false) + " in " + userClass.getSimpleName()
 							+ ", or fix the name in fallback");
@@ -66,7 +68,7 @@ final class FallbackMethods {
 		}
 		Method fallback = (withFailure != null) ? withFailure : plain;
 		if (fallback == null) {
-			throw invalid(description, name,
+			throw invalid(annotation, description, name,
 					"its fallback '" + name + "' must take the same parameters as the method ("
 							+ simpleNames(method.getParameterTypes()) + "), optionally followed by a LockAcquisitionException, but "
 							+ userClass.getSimpleName() + " has only "
@@ -76,18 +78,21 @@ final class FallbackMethods {
 		Class<?> fallbackReturns = ResolvableType.forMethodReturnType(fallback, userClass)
 			.resolve(fallback.getReturnType());
 		if (!returnsCompatibly(returnType, fallbackReturns)) {
-			throw invalid(description, name,
+			throw invalid(annotation, description, name,
 					"its fallback " + describe(fallback) + " returns " + fallbackReturns.getName()
 							+ ", which the method, returning " + returnType.getName() + ", cannot return",
 					"Make " + name + " return " + returnType.getSimpleName());
 		}
-		if (AnnotatedElementUtils.hasAnnotation(fallback, DistributedLock.class)) {
+		String own = AnnotatedElementUtils.hasAnnotation(fallback, DistributedLock.class) ? LockDeclaration.LOCK
+				: AnnotatedElementUtils.hasAnnotation(fallback, DistributedSemaphore.class) ? LockDeclaration.SEMAPHORE
+						: null;
+		if (own != null) {
 			// Called on the target, not through the proxy: its own lock would silently not be taken
-			throw invalid(description, name,
-					"its fallback " + describe(fallback) + " has its own @DistributedLock, which would not apply: "
+			throw invalid(annotation, description, name,
+					"its fallback " + describe(fallback) + " has its own " + own + ", which would not apply: "
 							+ "the fallback is called on the target object, not through the proxy, so it would run "
 							+ "without that lock",
-					"Remove @DistributedLock from " + name + " and lock what it needs in code (ZkLockTemplate), "
+					"Remove " + own + " from " + name + " and lock what it needs in code (ZkLockTemplate), "
 							+ "or call another bean's locked method from it");
 		}
 		return new NotAcquired.Fallback(fallback, fallback == withFailure);
@@ -136,9 +141,9 @@ final class FallbackMethods {
 		return ClassUtils.isAssignable(returnType, fallbackReturns);
 	}
 
-	private static InvalidLockDeclarationException invalid(String description, String name, String problem,
-			String action) {
-		return new InvalidLockDeclarationException(description, null,
+	private static InvalidLockDeclarationException invalid(String annotation, String description, String name,
+			String problem, String action) {
+		return new InvalidLockDeclarationException(annotation, description, null,
 				problem.startsWith("its") ? problem : "its fallback '" + name + "' cannot be called: " + problem,
 				action);
 	}

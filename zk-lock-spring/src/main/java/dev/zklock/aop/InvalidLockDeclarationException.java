@@ -3,18 +3,22 @@ package dev.zklock.aop;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a {@code @DistributedLock} declaration cannot work: the method cannot be proxied
+ * Thrown when a {@code @DistributedLock} or {@code @DistributedSemaphore} declaration cannot work: the method cannot be proxied
  * (private, static, final, or not on a proxied interface), returns a type whose work outlives
  * the call in a way no lock can follow, has a key expression that does not parse or cannot
  * evaluate (an unknown parameter, property, method or bean), a wait or minimum hold that is not a
- * duration, or a fallback that cannot be called in the method's place. Raised when the bean is proxied,
- * so the application fails to start rather than running the method without its lock.
+ * duration, or a fallback that cannot be called in the method's place; or contradicts itself or
+ * another declaration: a read or write side for work that outlives the call, permits below 1,
+ * both annotations on one method, one key expression locked with two recipes. Raised when the
+ * bean is proxied, so the application fails to start rather than running the method without its lock.
  *
  * @author zk-lock
  */
 public class InvalidLockDeclarationException extends IllegalStateException {
 
 	private static final long serialVersionUID = 1L;
+
+	private final String annotation;
 
 	private final String method;
 
@@ -33,12 +37,34 @@ public class InvalidLockDeclarationException extends IllegalStateException {
 	 */
 	public InvalidLockDeclarationException(String method, @Nullable String expression, String problem,
 			String action) {
-		super("Invalid @DistributedLock on " + method
+		this("@DistributedLock", method, expression, problem, action);
+	}
+
+	/**
+	 * Create a new instance for a declaration made with a given annotation.
+	 * @param annotation the annotation, as {@code @DistributedSemaphore}
+	 * @param method the method, as {@code Class.method(ParamType, ...)}
+	 * @param expression the key expression, or {@code null} if the problem is not in it
+	 * @param problem what is wrong, as a sentence
+	 * @param action what to do about it, as a sentence
+	 */
+	public InvalidLockDeclarationException(String annotation, String method, @Nullable String expression,
+			String problem, String action) {
+		super("Invalid " + annotation + " on " + method
 				+ ((expression != null) ? " with key expression \"" + expression + "\"" : "") + ": " + problem);
+		this.annotation = annotation;
 		this.method = method;
 		this.expression = expression;
 		this.problem = problem;
 		this.action = action;
+	}
+
+	/**
+	 * Return the annotation of the declaration, as {@code @DistributedLock}.
+	 * @return the annotation
+	 */
+	public String getAnnotation() {
+		return this.annotation;
 	}
 
 	/**

@@ -11,20 +11,22 @@ import org.springframework.core.ReactiveAdapter;
 import org.springframework.expression.Expression;
 
 /**
- * What one {@code @DistributedLock} method asks for, resolved and checked once.
+ * What one {@code @DistributedLock} or {@code @DistributedSemaphore} method asks for, resolved
+ * and checked once.
  *
+ * @param declaration the annotation's attributes as written
  * @param method the annotated method, as declared on the target class
  * @param targetClass the target class
- * @param keyExpression the key expression as written
  * @param parsedKey the parsed key expression
- * @param definition the lock's name, wait, minimum hold and busy handling, resolved at startup
+ * @param definition the lock's name, what it takes (mode or permits), wait, minimum hold and busy
+ * handling, resolved at startup
  * @param elementKey the cache key of the method on its target class
  * @param returnKind how the method's work ends, and so how long the lock is held
  * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE} and
  * {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
  * @param notAcquired what the call does when the lock is not acquired
  */
-record LockOperation(Method method, Class<?> targetClass, String keyExpression, Expression parsedKey,
+record LockOperation(LockDeclaration declaration, Method method, Class<?> targetClass, Expression parsedKey,
 		LockDefinition definition, AnnotatedElementKey elementKey, ReturnKind returnKind,
 		@Nullable ReactiveAdapter reactiveAdapter, NotAcquired notAcquired) {
 
@@ -48,6 +50,22 @@ record LockOperation(Method method, Class<?> targetClass, String keyExpression, 
 		 */
 		SUSPENDING
 
+	}
+
+	/**
+	 * Return the key expression as written.
+	 * @return the expression
+	 */
+	String keyExpression() {
+		return this.declaration.key();
+	}
+
+	/**
+	 * Return the annotation, as {@code @DistributedLock}, for messages.
+	 * @return the annotation
+	 */
+	String annotation() {
+		return this.declaration.annotation();
 	}
 
 	/**

@@ -3,6 +3,8 @@ package dev.zklock.aop;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,12 +23,19 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
 /**
- * Looks at the proxy Spring actually made for every bean with {@code @DistributedLock} methods,
- * after the auto-proxy creator, rather than predicting it: a bean left without the lock advisor
- * (created before the advisor existed, or excluded from auto-proxying), a final method under a
- * class-based proxy, or a method on none of the proxied interfaces under an interface-based one
- * would run without its lock, and fails the bean's creation instead. Once every singleton
- * exists, checks that locked methods have a registry to lock with.
+ * Looks at the proxy Spring actually made for every bean with {@code @DistributedLock} (or
+ * {@code @DistributedSemaphore}) methods, after the auto-proxy creator, rather than predicting
+ * it: a bean left without the lock advisor (created before the advisor existed, or excluded from
+ * auto-proxying), a final method under a class-based proxy, or a method on none of the proxied
+ * interfaces under an interface-based one would run without its lock, and fails the bean's
+ * creation instead. Once every singleton exists, checks that locked methods have a registry to
+ * lock with.
+ *
+ * <p>Across beans, checks that one key expression is locked with one recipe: the exclusive
+ * lock, the read/write lock and a semaphore (of a given number of permits) are different
+ * ZooKeeper recipes on the same path that do not exclude each other, so two methods locking the
+ * same expression text two ways would run together. Expressions are compared as written: this
+ * catches the usual slip (one key, two annotations), not two texts that give the same key.
  *
  * <p>Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
  * creator among them.
@@ -38,6 +47,9 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 	private @Nullable DistributedLockAdvisor advisor;
 
 	private boolean lockedBeansSeen;
+
+	/** The first operation seen for each key expression, as written. */
+	private final Map<String, LockOperation> recipes = new ConcurrentHashMap<>();
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
@@ -59,8 +71,12 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 			return bean;
 		}
 		this.lockedBeansSeen = true;
+		for (LockOperation operation : operations) {
+			checkOneRecipe(operation);
+		}
 		if (!(bean instanceof Advised advised)) {
-			throw new InvalidLockDeclarationException(operations.get(0).describeMethod(), null,
+			LockOperation first = operations.get(0);
+			throw new InvalidLockDeclarationException(first.annotation(), first.describeMethod(), null,
 					"the bean '" + beanName + "' was not proxied (it was created before the @DistributedLock "
 							+ "advisor, for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
 							+ "its locked methods would run without their lock",
@@ -76,11 +92,31 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 		return bean;
 	}
 
+	/**
+	 * One key expression, one recipe: the first method seen with an expression sets it.
+	 */
+	private void checkOneRecipe(LockOperation operation) {
+		LockOperation first = this.recipes.putIfAbsent(operation.keyExpression(), operation);
+		if (first == null || first.method().equals(operation.method())
+				|| first.declaration().recipe().equals(operation.declaration().recipe())) {
+			return;
+		}
+		throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(),
+				operation.keyExpression(),
+				"it is locked with " + operation.declaration().recipe() + " (" + operation.declaration().describe()
+						+ "), and " + first.describeMethod() + " locks the same key expression with "
+						+ first.declaration().recipe() + " (" + first.declaration().describe() + "): these are "
+						+ "different ZooKeeper recipes on the same path, which do not exclude each other, so both "
+						+ "methods could run at once on one key",
+				"Lock the key one way in every method (all exclusive, all READ/WRITE, or all one semaphore with the "
+						+ "same permits), or give the two keys distinct prefixes if they name different things");
+	}
+
 	private static void verify(LockOperation operation, Advised advised, Object proxy) {
 		Method method = operation.method();
 		if (AopUtils.isJdkDynamicProxy(proxy)) {
 			if (!isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
-				throw new InvalidLockDeclarationException(operation.describeMethod(), null,
+				throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
 						"the bean has an interface-based proxy, and the method is on none of its interfaces: callers "
 								+ "cannot reach it through the proxy, so it would run without its lock",
 						"Declare the method on one of the bean's interfaces, or use class-based proxies "
@@ -88,7 +124,7 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 			}
 		}
 		else if (Modifier.isFinal(method.getModifiers()) && !method.getDeclaringClass().isInterface()) {
-			throw new InvalidLockDeclarationException(operation.describeMethod(), null,
+			throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
 					"the method is final, and class-based proxies cannot override it: it would run without its lock",
 					"Remove 'final' from the method");
 		}

@@ -23,7 +23,8 @@ import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * The infrastructure of {@code @DistributedLock}: the advisor that proxies locked methods, with
+ * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}: the advisor
+ * that proxies locked methods, with
  * its operation source and interceptor, as Spring's {@code ProxyTransactionManagementConfiguration}
  * is for {@code @Transactional}. Imported by {@link EnableDistributedLocks @EnableDistributedLocks}
  * and by the Spring Boot auto-configuration.

@@ -1,5 +1,6 @@
 /**
- * AOP support for {@link dev.zklock.annotation.DistributedLock @DistributedLock}: an advisor
+ * AOP support for {@link dev.zklock.annotation.DistributedLock @DistributedLock} and
+ * {@link dev.zklock.annotation.DistributedSemaphore @DistributedSemaphore}: one advisor
  * made of an annotation-matching pointcut and a method interceptor, built the way Spring builds
  * {@code @Transactional}.
  */

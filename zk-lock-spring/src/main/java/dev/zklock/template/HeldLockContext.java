@@ -91,6 +91,14 @@ abstract class HeldLockContext implements LockContext {
 		return state();
 	}
 
+	/**
+	 * Only a revocable hold on this thread is told of requests.
+	 */
+	@Override
+	public boolean isRevocationRequested() {
+		return false;
+	}
+
 	@Override
 	public String toString() {
 		return "LockContext[name=" + this.name + ", keys=" + this.keys + "]";

@@ -5,8 +5,11 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.LockMode;
+
 /**
- * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, the wait, a minimum
+ * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken (the
+ * exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a minimum
  * hold, and how the caller handles a busy lock (which decides how the failed wait is counted).
  * Immutable; each {@code with...} method returns a copy.
  *
@@ -15,7 +18,16 @@ import org.jspecify.annotations.Nullable;
  *     .withWait(Duration.ZERO)
  *     .withHoldAtLeast(Duration.ofSeconds(30))
  *     .withWhenBusy(LockDefinition.WhenBusy.SKIP);
+ *
+ * LockDefinition reading = LockDefinition.named("catalog-read").withMode(LockMode.READ);
+ *
+ * LockDefinition rendering = LockDefinition.named("pdf-render").withPermits(4);
  * </pre>
+ *
+ * <p>A read or write side belongs to the thread that took it: such a definition cannot have a
+ * minimum hold, and the template runs it only on the calling thread
+ * ({@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask) execute}). A
+ * permit is a lease any thread may release, on one key, and is not reentrant.
  *
  * @author zk-lock
  */
@@ -32,11 +44,21 @@ public final class LockDefinition {
 
 	private final WhenBusy whenBusy;
 
-	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast, WhenBusy whenBusy) {
+	private final LockMode mode;
+
+	private final int permits;
+
+	private final boolean revocable;
+
+	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast, WhenBusy whenBusy,
+			LockMode mode, int permits, boolean revocable) {
 		this.name = name;
 		this.wait = wait;
 		this.holdAtLeast = holdAtLeast;
 		this.whenBusy = whenBusy;
+		this.mode = mode;
+		this.permits = permits;
+		this.revocable = revocable;
 	}
 
 	/**
@@ -51,7 +73,7 @@ public final class LockDefinition {
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be blank");
 		}
-		return new LockDefinition(name, null, null, WhenBusy.THROW);
+		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0, false);
 	}
 
 	/**
@@ -75,16 +97,18 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("The wait of lock '" + this.name + "' must not be negative, but was "
 					+ wait);
 		}
-		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy);
+		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits, this.revocable);
 	}
 
 	/**
 	 * Return a copy with a minimum hold: when the work ends sooner, the lock stays held until
 	 * that long after it was acquired, then the template releases it. Such a lock is not
-	 * reentrant: a thread that holds one of its keys already finds it busy.
+	 * reentrant: a thread that holds one of its keys already finds it busy. Not for a read or
+	 * write side, which the thread that took it must give back itself.
 	 * @param holdAtLeast the minimum hold, {@code null} or zero for none
 	 * @return the copy
-	 * @throws IllegalArgumentException if the duration is negative or over 100 years
+	 * @throws IllegalArgumentException if the duration is negative or over 100 years, or the
+	 * definition takes a read or write side
 	 */
 	public LockDefinition withHoldAtLeast(@Nullable Duration holdAtLeast) {
 		if (holdAtLeast != null && holdAtLeast.isNegative()) {
@@ -97,7 +121,90 @@ public final class LockDefinition {
 					+ MAX_HOLD_AT_LEAST.toDays() + " days, but was " + holdAtLeast);
 		}
 		Duration minimum = (holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null;
-		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy);
+		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
+			throw threadOwnedSide(this.name, this.mode);
+		}
+		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits, this.revocable);
+	}
+
+	/**
+	 * Return a copy that takes another lock on each key: the exclusive lock, or the read or
+	 * write side of the key's read/write lock. The two are different recipes on the same
+	 * ZooKeeper path and do not exclude each other: lock a key one way everywhere.
+	 * @param mode the lock to take
+	 * @return the copy
+	 * @throws IllegalArgumentException if the definition has a minimum hold or takes a permit
+	 * and the mode is not {@link LockMode#EXCLUSIVE}
+	 */
+	public LockDefinition withMode(LockMode mode) {
+		Objects.requireNonNull(mode, "mode must not be null");
+		if (mode != LockMode.EXCLUSIVE && this.holdAtLeast != null) {
+			throw threadOwnedSide(this.name, mode);
+		}
+		if (mode != LockMode.EXCLUSIVE && this.permits > 0) {
+			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
+					+ "the " + mode + " side of a read/write lock");
+		}
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits, this.revocable);
+	}
+
+	/**
+	 * Return a copy that takes one permit of the key's semaphore instead of a lock: at most
+	 * {@code permits} holders at once, across JVMs. Every participant must use the same number of
+	 * permits for a key. A permit is not reentrant, and is taken on one key only.
+	 * @param permits the semaphore's number of permits, at least 1
+	 * @return the copy
+	 * @throws IllegalArgumentException if permits is below 1, or the definition takes a read or
+	 * write side
+	 */
+	public LockDefinition withPermits(int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("The semaphore '" + this.name + "' needs at least 1 permit, but was "
+					+ "given " + permits);
+		}
+		if (this.mode != LockMode.EXCLUSIVE) {
+			throw new IllegalArgumentException("Lock '" + this.name + "' takes the " + this.mode
+					+ " side of a read/write lock and cannot also take a semaphore permit");
+		}
+		if (this.revocable) {
+			throw new IllegalArgumentException("Lock '" + this.name + "' is revocable and cannot take a semaphore "
+					+ "permit: permits are not asked back");
+		}
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits, this.revocable);
+	}
+
+	/**
+	 * Return a copy whose hold is revocable: a revocation request (Curator's
+	 * {@code Revoker.attemptRevoke} on this JVM's node, or
+	 * {@code ZkLockRegistry.requestRevocation}) interrupts the thread running the work of
+	 * {@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask)}, once,
+	 * while the work runs, and {@code LockContext.isRevocationRequested()} turns true. Work that
+	 * outlives the call has no thread to interrupt and ignores requests.
+	 * @param revocable whether a request interrupts the work
+	 * @return the copy
+	 * @throws IllegalArgumentException if the definition takes a semaphore permit
+	 */
+	public LockDefinition withRevocable(boolean revocable) {
+		if (revocable && this.permits > 0) {
+			throw new IllegalArgumentException("The semaphore '" + this.name + "' cannot be revocable: permits are "
+					+ "not asked back");
+		}
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+				revocable);
+	}
+
+	/**
+	 * Return whether a revocation request interrupts the work.
+	 * @return whether revocable
+	 */
+	public boolean revocable() {
+		return this.revocable;
+	}
+
+	private static IllegalArgumentException threadOwnedSide(String name, LockMode mode) {
+		return new IllegalArgumentException("Lock '" + name + "' takes the " + mode + " side of a read/write lock, "
+				+ "which belongs to the thread that took it, and cannot be held at least a minimum time after its work "
+				+ "ends");
 	}
 
 	/**
@@ -107,7 +214,7 @@ public final class LockDefinition {
 	 */
 	public LockDefinition withWhenBusy(WhenBusy whenBusy) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
-				Objects.requireNonNull(whenBusy, "whenBusy must not be null"));
+				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits, this.revocable);
 	}
 
 	/**
@@ -142,10 +249,35 @@ public final class LockDefinition {
 		return this.whenBusy;
 	}
 
+	/**
+	 * Return which lock is taken on each key, when the definition takes no semaphore permit.
+	 * @return the mode, {@link LockMode#EXCLUSIVE} unless set
+	 */
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Return the number of permits of the semaphore whose permit is taken.
+	 * @return the permits, 0 if the definition takes a lock rather than a permit
+	 */
+	public int permits() {
+		return this.permits;
+	}
+
+	/**
+	 * The {@code kind} tag of the observations: {@code exclusive}, {@code read}, {@code write} or
+	 * {@code semaphore}.
+	 */
+	String kind() {
+		return (this.permits > 0) ? "semaphore" : this.mode.name().toLowerCase(java.util.Locale.ROOT);
+	}
+
 	@Override
 	public String toString() {
-		return "LockDefinition[name=" + this.name + ", wait=" + this.wait + ", holdAtLeast=" + this.holdAtLeast
-				+ ", whenBusy=" + this.whenBusy + "]";
+		return "LockDefinition[name=" + this.name + ", " + ((this.permits > 0) ? "permits=" + this.permits
+				: "mode=" + this.mode) + ", wait=" + this.wait + ", holdAtLeast=" + this.holdAtLeast + ", whenBusy="
+				+ this.whenBusy + (this.revocable ? ", revocable" : "") + "]";
 	}
 
 	/**

@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.common.KeyValue;
@@ -15,17 +17,19 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.LockContext;
+import dev.zklock.annotation.LockMode;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 
 /**
  * Runs work while holding a lock, and observes it: the wait as the {@code zklock.acquire}
- * observation (tagged {@code lock.name} and {@code outcome}) and the hold as the
- * {@code zklock.held} observation (tagged {@code lock.name}). With Micrometer's meter handler,
- * they become the timers {@code zklock.acquire} and {@code zklock.held} and the long task timers
+ * observation (tagged {@code lock.name}, {@code kind} and {@code outcome}) and the hold as the
+ * {@code zklock.held} observation (tagged {@code lock.name} and {@code kind}). The {@code kind}
+ * says what was taken: {@code exclusive}, {@code read}, {@code write} or {@code semaphore}
+ * ({@link LockDefinition#withMode}, {@link LockDefinition#withPermits}). With Micrometer's meter
+ * handler, they become the timers {@code zklock.acquire} and {@code zklock.held} and the long task timers
  * of the same names with {@code .active}. {@code @DistributedLock} runs through this template,
  * with the key expression as the name.
  *
@@ -60,8 +64,11 @@ public class ZkLockTemplate implements AutoCloseable {
 
 	private final MinimumHolds minimumHolds = new MinimumHolds();
 
-	/** The hold of each key this template holds now, by key: for its name. */
-	private final java.util.concurrent.ConcurrentMap<String, Hold> holders = new java.util.concurrent.ConcurrentHashMap<>();
+	/**
+	 * The holds of each key this template holds now, oldest first, by key: for its name. Several
+	 * at once for readers and permits.
+	 */
+	private final ConcurrentMap<String, List<Hold>> holders = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a new instance.
@@ -116,25 +123,31 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * in one global order under its wait, all or nothing, and released when the work ends, or
 	 * with a {@link LockDefinition#holdAtLeast() minimum hold} once that has passed. The work
 	 * sees its lock through {@link LockContext#current()}.
+	 * <p>The definition says what is taken on each key: the exclusive lock, the read or write
+	 * side of its read/write lock (a thread that holds the write side may take the read side;
+	 * one that holds only the read side gets an {@link IllegalStateException} for the write
+	 * side), or one permit of a semaphore (one key only; not reentrant).
 	 * @param <T> the result type
 	 * @param <E> what the work may throw
-	 * @param definition the name, wait, minimum hold and busy handling
+	 * @param definition the name, what is taken, wait, minimum hold and busy handling
 	 * @param keys the keys, at least one
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
+	 * @throws IllegalStateException if the definition takes the write side of a key whose read
+	 * side this thread holds
 	 * @throws E what the work throws
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(LockDefinition definition,
 			Collection<String> keys, LockedTask<T, E> task) throws E {
-		ZkLock lock = this.registry.obtainAll(keys);
-		if (definition.holdAtLeast() == null && lock.isHeldByCurrentThread()) {
+		Holding holding = Holding.of(this.registry, definition, keys);
+		if (definition.holdAtLeast() == null && holding.isHeldByCurrentThread()) {
 			// Reentrant: held already, so neither waited for nor observed again
-			lock.lock();
-			Hold hold = new Hold(definition, lock, keys, null);
+			holding.acquire(waitOf(definition));
+			Hold hold = new Hold(definition, holding, keys, null);
 			return hold.run(task);
 		}
-		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
+		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
 		return hold.run(task);
 	}
 
@@ -170,7 +183,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * passed). See {@link #executeAsync(String, Collection, Duration, LockedTask)}.
 	 * @param <S> the stage type
 	 * @param <E> what starting the work may throw
-	 * @param definition the name, wait, minimum hold and busy handling
+	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an exclusive
+	 * lock or a semaphore permit, not a read or write side, which belongs to its thread
 	 * @param keys the keys, at least one
 	 * @param task starts the work and returns its stage
 	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of it
@@ -178,13 +192,14 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * this thread holds one of the keys already); the task was not started
 	 * @throws IllegalStateException if this thread already holds one of the keys: the work would
 	 * outlive that hold
+	 * @throws IllegalArgumentException if the definition takes a read or write side
 	 * @throws E what starting the work throws
 	 */
 	@SuppressWarnings("unchecked")
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(LockDefinition definition,
 			Collection<String> keys, LockedTask<S, E> task) throws E {
-		ZkLock lock = heldByNoOne(definition, keys);
-		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
+		Holding holding = forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
 		S stage;
 		try {
 			stage = LockContextHolder.runWith(hold, task);
@@ -199,10 +214,10 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 		ZkLease lease;
 		try {
-			lease = lock.toLease();
+			lease = holding.toLease();
 		}
 		catch (RuntimeException ex) {
-			release(lock, hold, ex);
+			release(holding, hold, ex);
 			throw ex;
 		}
 		// Whatever the stage is (some throw from isDone()), the release follows its completion
@@ -236,24 +251,26 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire the locks of some keys as a lease, as a definition says. With a minimum hold,
-	 * releasing the lease early keeps the locks until the minimum has passed. See
-	 * {@link #acquireLease(String, Collection, Duration)}.
-	 * @param definition the name, wait, minimum hold and busy handling
+	 * Acquire the locks of some keys (or a semaphore's permit) as a lease, as a definition says.
+	 * With a minimum hold, releasing the lease early keeps the locks until the minimum has passed.
+	 * See {@link #acquireLease(String, Collection, Duration)}.
+	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an exclusive
+	 * lock or a semaphore permit, not a read or write side, which belongs to its thread
 	 * @param keys the keys, at least one
 	 * @return the lease, held
 	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold, also if
 	 * this thread holds one of the keys already); none is held then
 	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
 	 * cannot share a thread's hold
+	 * @throws IllegalArgumentException if the definition takes a read or write side
 	 */
 	public ZkLease acquireLease(LockDefinition definition, Collection<String> keys) {
-		ZkLock lock = heldByNoOne(definition, keys);
-		Hold hold = new Hold(definition, lock, keys, acquire(definition, lock, keys));
+		Holding holding = forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
 		try {
 			// Several keys' tokens can only be read while this thread holds them
 			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
-			ZkLease lease = lock.toLease();
+			ZkLease lease = holding.toLease();
 			return new ObservedLease(lease, hold,
 					(context != null) ? context : HeldLockContext.of(definition.name(), hold.keys,
 							(key) -> lease.fencingToken(), lease::state));
@@ -306,7 +323,11 @@ public class ZkLockTemplate implements AutoCloseable {
 	 */
 	public java.util.Map<String, String> holderNames() {
 		java.util.Map<String, String> names = new java.util.TreeMap<>();
-		this.holders.forEach((key, hold) -> names.put(key, hold.definition.name()));
+		this.holders.forEach((key, holds) -> {
+			if (!holds.isEmpty()) {
+				names.put(key, holds.get(0).definition.name());
+			}
+		});
 		return names;
 	}
 
@@ -329,18 +350,30 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * A lease cannot share a thread's hold, so the thread must hold none of the keys. With a
-	 * minimum hold this is a busy lock, not a misuse: such a lock is not reentrant.
+	 * What is taken for work that outlives the call must become a lease. A read or write side
+	 * cannot: it belongs to its thread. A lease cannot share a thread's hold, so the thread must
+	 * hold none of the keys' exclusive locks; with a minimum hold this is a busy lock, not a
+	 * misuse: such a lock is not reentrant. A permit is a lease from the start.
 	 */
-	private ZkLock heldByNoOne(LockDefinition definition, Collection<String> keys) {
-		ZkLock lock = this.registry.obtainAll(keys);
-		String held = (definition.holdAtLeast() == null) ? heldHere(keys) : null;
+	private Holding forWorkThatOutlivesTheCall(LockDefinition definition, Collection<String> keys) {
+		if (definition.permits() == 0 && definition.mode() != LockMode.EXCLUSIVE) {
+			throw new IllegalArgumentException("Lock '" + definition.name() + "' takes the " + definition.mode()
+					+ " side of a read/write lock, which belongs to the thread that took it and cannot be held for "
+					+ "work that outlives the call; run the work on this thread (execute), or take an exclusive lock");
+		}
+		Holding holding = Holding.of(this.registry, definition, keys);
+		String held = (definition.permits() == 0 && definition.holdAtLeast() == null) ? heldHere(keys) : null;
 		if (held != null) {
 			throw new IllegalStateException("Cannot lock '" + held + "' for work that outlives this call: the thread "
 					+ Thread.currentThread().getName() + " already holds it, and its hold ends before that work "
 					+ "does. Start the work outside the code that holds '" + held + "'.");
 		}
-		return lock;
+		return holding;
+	}
+
+	private Duration waitOf(LockDefinition definition) {
+		Duration wait = definition.maxWait();
+		return (wait != null) ? wait : this.registry.getOptions().defaultWait();
 	}
 
 	/**
@@ -361,16 +394,16 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * propagates: no path leaves them held with nobody to release them.
 	 * @return the started hold observation
 	 */
-	private Observation acquire(LockDefinition definition, ZkLock lock, Collection<String> keys) {
+	private Observation acquire(LockDefinition definition, Holding holding, Collection<String> keys) {
 		Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, this.observationRegistry)
 			.lowCardinalityKeyValue("lock.name", definition.name())
+			.lowCardinalityKeyValue("kind", definition.kind())
 			.start();
-		Duration wait = definition.maxWait();
 		try {
-			if (definition.holdAtLeast() != null) {
+			if (definition.holdAtLeast() != null && definition.permits() == 0) {
 				notHeldHere(definition, keys);
 			}
-			lock.acquire((wait != null) ? wait : this.registry.getOptions().defaultWait());
+			holding.acquire(waitOf(definition));
 		}
 		catch (LockAcquisitionException ex) {
 			String outcome = switch (ex.getReason()) {
@@ -388,10 +421,11 @@ public class ZkLockTemplate implements AutoCloseable {
 			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "acquired")).stop();
 			return Observation.createNotStarted(HELD_OBSERVATION, this.observationRegistry)
 				.lowCardinalityKeyValue("lock.name", definition.name())
+				.lowCardinalityKeyValue("kind", definition.kind())
 				.start();
 		}
 		catch (RuntimeException | Error ex) {
-			release(lock, null, ex);
+			release(holding, null, ex);
 			throw ex;
 		}
 	}
@@ -414,9 +448,9 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * Release a hold of this thread. A lost lease must not hide the work's own exception: it is
 	 * attached to it instead.
 	 */
-	private static void release(ZkLock lock, @Nullable Hold hold, @Nullable Throwable failure) {
+	private static void release(Holding holding, @Nullable Hold hold, @Nullable Throwable failure) {
 		try {
-			lock.unlock();
+			holding.release();
 		}
 		catch (RuntimeException ex) {
 			if (failure == null) {
@@ -455,7 +489,7 @@ public class ZkLockTemplate implements AutoCloseable {
 
 		private final LockDefinition definition;
 
-		private final ZkLock lock;
+		private final Holding holding;
 
 		private final List<String> keys;
 
@@ -463,28 +497,42 @@ public class ZkLockTemplate implements AutoCloseable {
 
 		private final long acquiredAt = System.nanoTime();
 
-		Hold(LockDefinition definition, ZkLock lock, Collection<String> keys, @Nullable Observation held) {
-			this(definition, lock, List.copyOf(keys), held);
+		Hold(LockDefinition definition, Holding holding, Collection<String> keys, @Nullable Observation held) {
+			this(definition, holding, List.copyOf(keys), held);
 		}
 
-		private Hold(LockDefinition definition, ZkLock lock, List<String> keys, @Nullable Observation held) {
+		private Hold(LockDefinition definition, Holding holding, List<String> keys, @Nullable Observation held) {
 			super(definition.name(), keys);
 			this.definition = definition;
-			this.lock = lock;
+			this.holding = holding;
 			this.keys = keys;
 			this.held = held;
 			if (held != null) {
 				for (String key : this.keys) {
-					// A key held already by an outer hold keeps the outer name
-					ZkLockTemplate.this.holders.putIfAbsent(key, this);
+					// A key held already by an outer hold (or an earlier reader) keeps that name
+					ZkLockTemplate.this.holders.merge(key, List.of(this), Hold::joined);
 				}
 			}
 		}
 
+		private static List<Hold> joined(List<Hold> holds, List<Hold> more) {
+			List<Hold> all = new java.util.ArrayList<>(holds);
+			all.addAll(more);
+			return List.copyOf(all);
+		}
+
 		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
 			T result;
+			Interruption interruption = this.definition.revocable() ? new Interruption(this.holding) : null;
 			try {
-				result = LockContextHolder.runWith(this, task);
+				try {
+					result = LockContextHolder.runWith(this, task);
+				}
+				finally {
+					if (interruption != null) {
+						interruption.disarm();
+					}
+				}
 			}
 			catch (Throwable ex) {
 				end(ex);
@@ -494,17 +542,22 @@ public class ZkLockTemplate implements AutoCloseable {
 			return result;
 		}
 
+		@Override
+		public boolean isRevocationRequested() {
+			return this.definition.revocable() && this.holding.isRevocationRequested();
+		}
+
 		/**
 		 * As this thread's context: tokens and state are read from its hold when asked.
 		 */
 		@Override
 		long token(String key) {
-			return ZkLockTemplate.this.registry.obtain(key).fencingToken();
+			return this.holding.fencingToken(key);
 		}
 
 		@Override
 		LeaseState state() {
-			return this.lock.leaseState();
+			return this.holding.leaseState();
 		}
 
 		/**
@@ -513,9 +566,9 @@ public class ZkLockTemplate implements AutoCloseable {
 		LockContext snapshot() {
 			java.util.Map<String, Long> tokens = new java.util.HashMap<>();
 			for (String key : this.keys) {
-				tokens.put(key, ZkLockTemplate.this.registry.obtain(key).fencingToken());
+				tokens.put(key, this.holding.fencingToken(key));
 			}
-			return HeldLockContext.of(this.definition.name(), this.keys, tokens::get, this.lock::leaseState);
+			return HeldLockContext.of(this.definition.name(), this.keys, tokens::get, this.holding::leaseState);
 		}
 
 		/**
@@ -525,16 +578,16 @@ public class ZkLockTemplate implements AutoCloseable {
 		void end(@Nullable Throwable failure) {
 			Duration minimum = this.definition.holdAtLeast();
 			if (minimum == null || System.nanoTime() - this.acquiredAt >= minimum.toNanos()
-					|| this.lock.leaseState() == LeaseState.LOST) {
-				release(this.lock, this, failure);
+					|| this.holding.leaseState() == LeaseState.LOST) {
+				release(this.holding, this, failure);
 				return;
 			}
 			ZkLease lease;
 			try {
-				lease = this.lock.toLease();
+				lease = this.holding.toLease();
 			}
 			catch (RuntimeException ex) {
-				release(this.lock, this, failure);
+				release(this.holding, this, failure);
 				if (failure != null) {
 					// The work's own failure is what the caller must see
 					failure.addSuppressed(ex);
@@ -552,7 +605,10 @@ public class ZkLockTemplate implements AutoCloseable {
 		void finished() {
 			if (this.held != null) {
 				for (String key : this.keys) {
-					ZkLockTemplate.this.holders.remove(key, this);
+					ZkLockTemplate.this.holders.computeIfPresent(key, (k, holds) -> {
+						List<Hold> rest = holds.stream().filter((hold) -> hold != this).toList();
+						return rest.isEmpty() ? null : rest;
+					});
 				}
 				this.held.stop();
 			}
@@ -569,6 +625,50 @@ public class ZkLockTemplate implements AutoCloseable {
 			}
 			ZkLockTemplate.this.minimumHolds.releaseAt(this.acquiredAt + minimum.toNanos(),
 					() -> releaseLater(lease, this));
+		}
+
+	}
+
+	/**
+	 * Interrupts the thread running revocable work when revocation of its hold is requested,
+	 * once, and only while the work runs: a request that comes after it ended must not reach
+	 * whatever the thread does next.
+	 */
+	private static final class Interruption implements Runnable {
+
+		private final Thread thread = Thread.currentThread();
+
+		private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+
+		/** Guarded by lock. */
+		private boolean armed = true;
+
+		Interruption(Holding holding) {
+			holding.onRevocationRequested(this);
+		}
+
+		@Override
+		public void run() {
+			this.lock.lock();
+			try {
+				if (this.armed) {
+					this.armed = false;
+					this.thread.interrupt();
+				}
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		void disarm() {
+			this.lock.lock();
+			try {
+				this.armed = false;
+			}
+			finally {
+				this.lock.unlock();
+			}
 		}
 
 	}

@@ -239,6 +239,97 @@ class InvalidDeclarationTests {
 		}
 	}
 
+	@Test
+	void readSideOnACompletionStage() {
+		assertFailsStartup(ReadAsync.class, "run()", null,
+				"mode = READ holds the read side of a read/write lock, which belongs to the thread that took it, and it "
+						+ "returns java.util.concurrent.CompletableFuture, whose work goes on after the method returns");
+		assertThat(failure(ReadAsync.class).getAction()).contains("mode = EXCLUSIVE");
+	}
+
+	@Test
+	void revocableOnACompletionStage() {
+		assertFailsStartup(RevocableAsync.class, "run()", null,
+				"revocable = true interrupts the thread that runs the method when its lock is asked back, and it "
+						+ "returns java.util.concurrent.CompletableFuture");
+	}
+
+	@Test
+	void writeSideOnAMono() {
+		assertFailsStartup(WriteMono.class, "run()", null,
+				"mode = WRITE holds the write side of a read/write lock, which belongs to the thread that took it, and "
+						+ "it returns reactor.core.publisher.Mono");
+	}
+
+	@Test
+	void readSideWithAMinimumHold() {
+		assertFailsStartup(ReadWithMinimumHold.class, "run()", null,
+				"mode = READ holds the read side of a read/write lock, which belongs to the thread that took it, and "
+						+ "holdAtLeast would have the library keep it after the method ends");
+	}
+
+	@Test
+	void oneKeyExpressionLockedExclusivelyAndForReadingFailsNamingBothMethods() {
+		InvalidLockDeclarationException failure = failure(ExclusiveStock.class, ReadStock.class);
+		assertThat(failure.getMethod()).isEqualTo(ReadStock.class.getName() + ".count(String)");
+		assertThat(failure.getExpression()).isEqualTo("'stock:' + #sku");
+		assertThat(failure.getMessage())
+			.contains("it is locked with a read/write lock (@DistributedLock(mode = READ)), and "
+					+ ExclusiveStock.class.getName() + ".order(String) locks the same key expression with an "
+					+ "exclusive lock (@DistributedLock)")
+			.contains("do not exclude each other");
+		assertThat(failure.getAction()).contains("Lock the key one way in every method");
+	}
+
+	@Test
+	void readAndWriteOnOneKeyExpressionStart() throws Exception {
+		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ReadStock.class,
+				WriteStock.class)) {
+			assertThat(context.getBean(ReadStock.class).count("s-1")).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void oneKeyExpressionAsALockAndASemaphore() {
+		InvalidLockDeclarationException failure = failure(ExclusiveStock.class, SemaphoreStock.class);
+		assertThat(failure.getAnnotation()).isEqualTo("@DistributedSemaphore");
+		assertThat(failure.getMessage()).startsWith("Invalid @DistributedSemaphore on "
+				+ SemaphoreStock.class.getName() + ".reserve(String)")
+			.contains("it is locked with a semaphore of 2 permits (@DistributedSemaphore(permits = 2))")
+			.contains(ExclusiveStock.class.getName() + ".order(String)");
+	}
+
+	@Test
+	void oneSemaphoreKeyExpressionWithTwoNumbersOfPermits() {
+		InvalidLockDeclarationException failure = failure(SemaphoreStock.class, OtherSemaphoreStock.class);
+		assertThat(failure.getMessage()).contains("it is locked with a semaphore of 3 permits")
+			.contains("with a semaphore of 2 permits");
+	}
+
+	@Test
+	void semaphoreWithoutPermits() {
+		InvalidLockDeclarationException failure = failure(NoPermits.class);
+		assertThat(failure.getMethod()).isEqualTo(NoPermits.class.getName() + ".run()");
+		assertThat(failure.getMessage()).isEqualTo("Invalid @DistributedSemaphore on " + NoPermits.class.getName()
+				+ ".run(): permits must be at least 1, but was 0: no call could ever run");
+		assertThat(failure.getAction()).contains("permits = 2");
+	}
+
+	@Test
+	void bothALockAndASemaphore() {
+		InvalidLockDeclarationException failure = failure(LockAndSemaphore.class);
+		assertThat(failure.getMethod()).isEqualTo(LockAndSemaphore.class.getName() + ".run()");
+		assertThat(failure.getMessage()).contains("the method also has @DistributedLock");
+	}
+
+	@Test
+	void semaphoreShareTheChecksOfLocks() {
+		InvalidLockDeclarationException failure = failure(SemaphoreWithBareWord.class);
+		assertThat(failure.getMessage()).startsWith("Invalid @DistributedSemaphore on "
+				+ SemaphoreWithBareWord.class.getName() + ".run(String) with key expression \"renders\"");
+		assertThat(failure(PrivateSemaphore.class).getProblem()).contains("the method is private");
+	}
+
 	private void assertFailsStartup(Class<?> service, String method, String expression, String problem) {
 		InvalidLockDeclarationException failure = failure(service);
 		assertThat(failure.getMethod()).isEqualTo(service.getName() + "." + method);
@@ -248,15 +339,15 @@ class InvalidDeclarationTests {
 		assertThat(failure.getAction()).isNotBlank();
 	}
 
-	private InvalidLockDeclarationException failure(Class<?> service) {
+	private InvalidLockDeclarationException failure(Class<?>... services) {
 		Throwable thrown = null;
-		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, service)) {
+		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, services)) {
 			// started: no failure
 		}
 		catch (Exception ex) {
 			thrown = ex;
 		}
-		assertThat(thrown).as("startup of %s", service.getSimpleName()).isNotNull();
+		assertThat(thrown).as("startup of %s", List.of(services)).isNotNull();
 		Throwable cause = thrown;
 		while (cause.getCause() != null && !(cause instanceof InvalidLockDeclarationException)) {
 			cause = cause.getCause();
@@ -265,12 +356,14 @@ class InvalidDeclarationTests {
 		return (InvalidLockDeclarationException) cause;
 	}
 
-	private AnnotationConfigApplicationContext start(Class<?> configuration, Class<?> service) throws Exception {
+	private AnnotationConfigApplicationContext start(Class<?> configuration, Class<?>... services) throws Exception {
 		org.apache.curator.framework.CuratorFramework client = this.zk.newClient();
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.registerBean(org.apache.curator.framework.CuratorFramework.class, () -> client);
 		context.register(configuration);
-		context.registerBean(service);
+		for (Class<?> service : services) {
+			context.registerBean(service);
+		}
 		try {
 			context.refresh();
 		}
@@ -359,6 +452,115 @@ class InvalidDeclarationTests {
 
 		@DistributedLock(key = "'k'", holdAtLeast = "200000d")
 		public void run() {
+		}
+
+	}
+
+	public static class ReadAsync {
+
+		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ)
+		public java.util.concurrent.CompletableFuture<String> run() {
+			return java.util.concurrent.CompletableFuture.completedFuture("read");
+		}
+
+	}
+
+	public static class RevocableAsync {
+
+		@DistributedLock(key = "'k'", revocable = true)
+		public java.util.concurrent.CompletableFuture<String> run() {
+			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		}
+
+	}
+
+	public static class WriteMono {
+
+		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.WRITE)
+		public reactor.core.publisher.Mono<String> run() {
+			return reactor.core.publisher.Mono.just("written");
+		}
+
+	}
+
+	public static class ReadWithMinimumHold {
+
+		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ, holdAtLeast = "10s")
+		public void run() {
+		}
+
+	}
+
+	public static class ExclusiveStock {
+
+		@DistributedLock(key = "'stock:' + #sku")
+		public void order(String sku) {
+		}
+
+	}
+
+	public static class ReadStock {
+
+		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.annotation.LockMode.READ)
+		public int count(String sku) {
+			return 1;
+		}
+
+	}
+
+	public static class WriteStock {
+
+		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.annotation.LockMode.WRITE)
+		public void restock(String sku) {
+		}
+
+	}
+
+	public static class SemaphoreStock {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "'stock:' + #sku", permits = 2)
+		public void reserve(String sku) {
+		}
+
+	}
+
+	public static class OtherSemaphoreStock {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "'stock:' + #sku", permits = 3)
+		public void reserve(String sku) {
+		}
+
+	}
+
+	public static class NoPermits {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "'k'", permits = 0)
+		public void run() {
+		}
+
+	}
+
+	public static class LockAndSemaphore {
+
+		@DistributedLock(key = "'k'")
+		@dev.zklock.annotation.DistributedSemaphore(key = "'k'", permits = 2)
+		public void run() {
+		}
+
+	}
+
+	public static class SemaphoreWithBareWord {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "renders", permits = 2)
+		public void run(String id) {
+		}
+
+	}
+
+	public static class PrivateSemaphore {
+
+		@dev.zklock.annotation.DistributedSemaphore(key = "'k'", permits = 2)
+		private void run() {
 		}
 
 	}

@@ -1,7 +1,9 @@
 package dev.zklock.aop
 
 import dev.zklock.annotation.DistributedLock
+import dev.zklock.annotation.DistributedSemaphore
 import dev.zklock.annotation.EnableDistributedLocks
+import dev.zklock.annotation.LockMode
 import dev.zklock.core.InProcessZooKeeper
 import dev.zklock.core.InProcessZooKeeper.eventually
 import dev.zklock.core.ZkLockRegistry
@@ -17,6 +19,7 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import org.apache.curator.framework.CuratorFramework
 import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
@@ -83,6 +86,55 @@ class SuspendingLockingTests {
 		assertThat(context!!.getBean(ZkLockRegistry::class.java).heldCount()).isZero()
 	}
 
+	@Test
+	fun aSemaphorePermitFollowsTheCoroutine() {
+		val jobs = start()
+		val inside = AtomicInteger()
+		val most = AtomicInteger()
+		val results = runBlocking {
+			(1..6).map { async(Dispatchers.Default) { jobs.render(inside, most) } }.awaitAll()
+		}
+		assertThat(results).hasSize(6).containsOnly("rendered")
+		assertThat(most.get()).isBetween(1, 2)
+		assertThat(context!!.getBean(ZkLockRegistry::class.java).heldCount()).isZero()
+	}
+
+	@Test
+	fun aReadSideOnASuspendFunctionFailsStartup() {
+		val client = zk.newClient()
+		val started = AnnotationConfigApplicationContext()
+		started.registerBean(CuratorFramework::class.java, java.util.function.Supplier { client })
+		started.register(ReaderConfiguration::class.java)
+		assertThatThrownBy { started.refresh() }.rootCause()
+			.isInstanceOf(InvalidLockDeclarationException::class.java)
+			.hasMessageStartingWith("Invalid @DistributedLock on " + Reader::class.java.name + ".read(String, Continuation)")
+			.hasMessageContaining("mode = READ holds the read side of a read/write lock, which belongs to the thread "
+					+ "that took it, and it is a Kotlin suspend function")
+		started.close()
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks(proxyTargetClass = true)
+	open class ReaderConfiguration {
+
+		@Bean
+		open fun zkLockRegistry(client: CuratorFramework) = ZkLockRegistry(client)
+
+		@Bean
+		open fun reader() = Reader()
+
+	}
+
+	open class Reader {
+
+		@DistributedLock(key = "'catalog:' + #id", mode = LockMode.READ)
+		open suspend fun read(id: String): String {
+			delay(1)
+			return "read $id"
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableDistributedLocks(proxyTargetClass = true)
 	open class LockConfiguration {
@@ -105,6 +157,14 @@ class SuspendingLockingTests {
 			delay(20)
 			inside.decrementAndGet()
 			return "done $name"
+		}
+
+		@DistributedSemaphore(key = "'render'", permits = 2, waitAtMost = "20s")
+		open suspend fun render(inside: AtomicInteger, most: AtomicInteger): String {
+			most.accumulateAndGet(inside.incrementAndGet(), Math::max)
+			delay(50)
+			inside.decrementAndGet()
+			return "rendered"
 		}
 
 		@DistributedLock(key = "'job:' + #name")

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
+import dev.zklock.core.LockKind;
 import dev.zklock.core.Participant;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
@@ -19,8 +20,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code zklocks} endpoint. {@code GET /actuator/zklocks} lists the locks this JVM holds or
- * waits for; {@code GET /actuator/zklocks/{key}} lists a key's participants across all JVMs, in
- * ZooKeeper queue order, the first holding it. Read-only.
+ * waits for, with the recipe of each (exclusive lock, read/write lock, semaphore), how many holds
+ * this JVM has on it and a semaphore's permits; {@code GET /actuator/zklocks/{key}} lists a key's
+ * participants across all JVMs, in ZooKeeper queue order, the first holding it. Read-only.
  *
  * @author zk-lock
  */
@@ -88,25 +90,32 @@ public class ZkLocksEndpoint {
 	 * One key this JVM holds or waits for.
 	 *
 	 * @param key the key
-	 * @param name the name of the lock that holds it ({@code @DistributedLock(name)}, by default
-	 * {@code Class.method}), {@code null} if not held or held outside the template
+	 * @param name the name of the lock that holds it ({@code @DistributedLock(name)} or
+	 * {@code @DistributedSemaphore(name)}, by default {@code Class.method}; the oldest hold's when
+	 * several readers or permits hold it), {@code null} if not held or held outside the template
 	 * @param path the ZooKeeper path of the lock
+	 * @param kind the recipe: {@code EXCLUSIVE}, {@code READ_WRITE} or {@code SEMAPHORE}
 	 * @param held whether a thread or lease of this JVM holds it
-	 * @param holderThread the name of the holding thread, {@code null} if not held or held by a
-	 * lease
+	 * @param holds how many holds this JVM has on it: 1 for a held exclusive lock, the read holds
+	 * of a read/write lock (its write side is shown by {@code holderThread}), the permits this JVM
+	 * holds of a semaphore; 0 if it only waits
+	 * @param permits a semaphore's number of permits, 0 for a lock
+	 * @param holderThread the name of the thread holding it exclusively (the exclusive lock, or the
+	 * write side of a read/write lock), {@code null} if none or held by a lease
 	 * @param heldSince when the current hold began, {@code null} if not held
 	 * @param waiters how many local threads wait for it
 	 * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
 	 * @param fencingToken the lease's fencing token, {@code null} if none
 	 * @param leaseState the lease's state, {@code null} if none
 	 */
-	public record LocalLock(String key, @Nullable String name, String path, boolean held,
-			@Nullable String holderThread, @Nullable Instant heldSince, int waiters, @Nullable String nodePath,
-			@Nullable Long fencingToken, @Nullable LeaseState leaseState) {
+	public record LocalLock(String key, @Nullable String name, String path, LockKind kind, boolean held, int holds,
+			int permits, @Nullable String holderThread, @Nullable Instant heldSince, int waiters,
+			@Nullable String nodePath, @Nullable Long fencingToken, @Nullable LeaseState leaseState) {
 
 		static LocalLock of(LocalLockInfo info, @Nullable String name) {
-			return new LocalLock(info.key(), name, info.path(), info.held(), info.holderThread(), info.heldSince(),
-					info.waiters(), info.nodePath(), info.fencingToken(), info.leaseState());
+			return new LocalLock(info.key(), name, info.path(), info.kind(), info.held(), info.holds(), info.permits(),
+					info.holderThread(), info.heldSince(), info.waiters(), info.nodePath(), info.fencingToken(),
+					info.leaseState());
 		}
 
 	}

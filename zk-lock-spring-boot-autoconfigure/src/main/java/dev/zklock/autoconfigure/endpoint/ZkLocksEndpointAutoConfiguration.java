@@ -10,6 +10,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.condition.Conditi
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -17,7 +18,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
  * the {@link ZkLocksEndpoint}, available only when exposed like any endpoint
- * ({@code management.endpoints.web.exposure.include=zklocks}).
+ * ({@code management.endpoints.web.exposure.include=zklocks}); its {@code DELETE} operation,
+ * which requests revocation of a key's lock, only with
+ * {@code zklock.endpoint.revocation-enabled=true}.
  *
  * @author zk-lock
  */
@@ -31,6 +34,13 @@ public final class ZkLocksEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	ZkLocksEndpoint zkLocksEndpoint(ZkLockRegistry registry, ObjectProvider<ZkLockTemplate> template) {
 		return new ZkLocksEndpoint(registry, template.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty("zklock.endpoint.revocation-enabled")
+	ZkLocksRevocationWebExtension zkLocksRevocationWebExtension(ZkLockRegistry registry) {
+		return new ZkLocksRevocationWebExtension(registry);
 	}
 
 }

@@ -22,10 +22,11 @@ import org.springframework.util.StringUtils;
 final class ZkLockObservationMeterDescriptions implements MeterFilter {
 
 	static final Map<String, String> DESCRIPTIONS = Map.of(ZkLockTemplate.ACQUIRE_OBSERVATION,
-			"Time spent waiting for a lock, by lock name and outcome", ZkLockTemplate.ACQUIRE_OBSERVATION + ".active",
-			"Waits for a lock in progress, by lock name", ZkLockTemplate.HELD_OBSERVATION,
-			"Time locks were held, by lock name", ZkLockTemplate.HELD_OBSERVATION + ".active",
-			"Locks held right now, by lock name");
+			"Time spent waiting for a lock or permit, by lock name, kind and outcome",
+			ZkLockTemplate.ACQUIRE_OBSERVATION + ".active",
+			"Waits for a lock or permit in progress, by lock name and kind",
+			ZkLockTemplate.HELD_OBSERVATION, "Time locks and permits were held, by lock name and kind",
+			ZkLockTemplate.HELD_OBSERVATION + ".active", "Locks and permits held right now, by lock name and kind");
 
 	@Override
 	public Meter.Id map(Meter.Id id) {

@@ -1,17 +1,27 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.annotation.LockContext;
+import dev.zklock.annotation.LockMode;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.endpoint.ZkLocksEndpoint.LocalLock;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LockKind;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code zklocks} endpoint shows what a locked method sees of its own lock: the same
- * fencing token, and the lock's name.
+ * fencing token, and the lock's name; and what was taken: the recipe, how many holds (readers,
+ * permits) this JVM has, and a semaphore's permits.
  */
 @Timeout(60)
 class ZkLocksEndpointTests {
@@ -52,6 +63,9 @@ class ZkLocksEndpointTests {
 			assertThat(seen.listed().held()).isTrue();
 			assertThat(seen.listed().fencingToken()).isEqualTo(seen.fromContext());
 			assertThat(seen.listed().name()).isEqualTo("Restocker.restock");
+			assertThat(seen.listed().kind()).isEqualTo(LockKind.EXCLUSIVE);
+			assertThat(seen.listed().holds()).isOne();
+			assertThat(seen.listed().permits()).isZero();
 			// Once the method has returned, nothing is held, so nothing is named
 			assertThat(context.getBean(ZkLocksEndpoint.class).locks().locks()).isEmpty();
 		});
@@ -73,6 +87,70 @@ class ZkLocksEndpointTests {
 		});
 	}
 
+	@Test
+	void readersOfAReadWriteLockAreCountedAsHolds() {
+		runner().run((context) -> {
+			Restocker restocker = context.getBean(Restocker.class);
+			ZkLocksEndpoint endpoint = context.getBean(ZkLocksEndpoint.class);
+			CountDownLatch bothInside = new CountDownLatch(2);
+			CountDownLatch leave = new CountDownLatch(1);
+			ExecutorService executor = Executors.newFixedThreadPool(2);
+			try {
+				List<Future<?>> readers = new ArrayList<>();
+				for (int i = 0; i < 2; i++) {
+					readers.add(executor.submit(() -> restocker.read(() -> {
+						bothInside.countDown();
+						await(leave);
+					})));
+				}
+				assertThat(bothInside.await(20, TimeUnit.SECONDS)).isTrue();
+				assertThat(endpoint.locks().locks()).singleElement().satisfies((lock) -> {
+					assertThat(lock.key()).isEqualTo("catalog");
+					assertThat(lock.kind()).isEqualTo(LockKind.READ_WRITE);
+					assertThat(lock.held()).isTrue();
+					assertThat(lock.holds()).isEqualTo(2);
+					assertThat(lock.permits()).isZero();
+					assertThat(lock.holderThread()).isNull();
+					assertThat(lock.name()).isEqualTo("Restocker.read");
+				});
+				leave.countDown();
+				for (Future<?> reader : readers) {
+					reader.get(20, TimeUnit.SECONDS);
+				}
+			}
+			finally {
+				leave.countDown();
+				executor.shutdownNow();
+			}
+			eventually().untilAsserted(() -> assertThat(endpoint.locks().locks()).isEmpty());
+		});
+	}
+
+	@Test
+	void aSemaphoreShowsItsPermitsAndTheLeasesThisJvmHolds() {
+		runner().run((context) -> {
+			LocalLock listed = context.getBean(Restocker.class).render();
+			assertThat(listed.kind()).isEqualTo(LockKind.SEMAPHORE);
+			assertThat(listed.held()).isTrue();
+			assertThat(listed.holds()).isOne();
+			assertThat(listed.permits()).isEqualTo(3);
+			assertThat(listed.name()).isEqualTo("renders");
+			assertThat(listed.holderThread()).isNull();
+		});
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			if (!latch.await(20, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Not released in time");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	public static class Restocker {
 
 		private final ObjectProvider<ZkLocksEndpoint> endpoint;
@@ -92,6 +170,22 @@ class ZkLocksEndpointTests {
 				.findFirst()
 				.orElseThrow();
 			return new Seen(token, listed);
+		}
+
+		@DistributedLock(key = "'catalog'", mode = LockMode.READ, waitAtMost = "20s")
+		public void read(Runnable inside) {
+			inside.run();
+		}
+
+		@DistributedSemaphore(key = "'render'", permits = 3, name = "renders")
+		public LocalLock render() {
+			return this.endpoint.getObject()
+				.locks()
+				.locks()
+				.stream()
+				.filter((lock) -> lock.key().equals("render"))
+				.findFirst()
+				.orElseThrow();
 		}
 
 		@DistributedLock(key = "'nightly'", name = "nightly-report", waitMs = 0, onLocked = OnLocked.SKIP,

@@ -90,6 +90,11 @@ class ZkLockMetricsTests {
 			assertThat(meters.get("zklock.held").tag("lock.name", "nightly-report").timer().count()).isEqualTo(1);
 			assertThat(meters.get("zklock.acquire").timers()).allSatisfy((timer) -> assertThat(timer.getId().getTag("lock.name"))
 				.isIn(name, "nightly-report", "Billing.chargeIfFree", "billing-queue"));
+			// What was taken is a tag of its own, for locks, read/write sides and permits alike
+			assertThat(meters.get("zklock.acquire").timers())
+				.allSatisfy((timer) -> assertThat(timer.getId().getTag("kind")).isEqualTo("exclusive"));
+			assertThat(meters.get("zklock.held").timers())
+				.allSatisfy((timer) -> assertThat(timer.getId().getTag("kind")).isEqualTo("exclusive"));
 			assertThat(meters.get("zklock.active").gauge().value()).isZero();
 			assertThat(meters.get("zklock.waiting").gauge().value()).isZero();
 			assertThat(meters.get("zklock.handoffs").counter().count()).isZero();

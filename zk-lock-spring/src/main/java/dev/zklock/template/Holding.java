@@ -1,0 +1,220 @@
+package dev.zklock.template;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.annotation.LockMode;
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.ZkReadWriteLock;
+import dev.zklock.core.ZkSemaphore;
+
+/**
+ * What one hold of a {@link ZkLockTemplate} takes and gives back, whatever the recipe: the
+ * exclusive locks of some keys, one side of their read/write locks, or a semaphore's permit. The
+ * template runs every recipe through the same hold, observation and context; only these
+ * differences are here. One instance per acquisition.
+ */
+abstract sealed class Holding {
+
+	/**
+	 * Return what a definition takes on some keys.
+	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or a
+	 * semaphore is given several keys
+	 */
+	static Holding of(ZkLockRegistry registry, LockDefinition definition, Collection<String> keys) {
+		if (definition.permits() > 0) {
+			SortedSet<String> distinct = new TreeSet<>(keys);
+			if (distinct.size() != 1) {
+				throw new IllegalArgumentException("The semaphore '" + definition.name()
+						+ "' takes a permit of one key, but was given " + (distinct.isEmpty() ? "none" : distinct));
+			}
+			return new Permit(registry.obtainSemaphore(distinct.first(), definition.permits()));
+		}
+		if (definition.mode() == LockMode.EXCLUSIVE) {
+			return new Locks(registry.obtainAll(keys), (key) -> registry.obtain(key));
+		}
+		boolean read = definition.mode() == LockMode.READ;
+		ZkReadWriteLock all = registry.obtainAllReadWrite(keys);
+		return new Locks(read ? all.readLock() : all.writeLock(),
+				(key) -> read ? registry.obtainReadWrite(key).readLock() : registry.obtainReadWrite(key).writeLock());
+	}
+
+	/**
+	 * Acquire, waiting at most {@code wait} for everything.
+	 * @throws dev.zklock.core.LockAcquisitionException if not acquired; nothing is held then
+	 */
+	abstract void acquire(Duration wait);
+
+	/**
+	 * Whether this thread holds it already, so that taking it again is reentry.
+	 */
+	abstract boolean isHeldByCurrentThread();
+
+	/**
+	 * Give back one hold of this thread (or the lease), in the reverse order of taking.
+	 */
+	abstract void release();
+
+	/**
+	 * Hand the hold to a lease that any thread may release, for work that outlives the call.
+	 * @throws UnsupportedOperationException for a read or write side, which belongs to its thread
+	 */
+	abstract ZkLease toLease();
+
+	/**
+	 * Read the fencing token of one of the keys.
+	 */
+	abstract long fencingToken(String key);
+
+	/**
+	 * Read the least certain state of the keys' leases.
+	 */
+	abstract LeaseState leaseState();
+
+	/**
+	 * Ask to be told, on behalf of this thread's hold, when someone requests it back.
+	 * @throws UnsupportedOperationException for a permit, which is not asked back
+	 */
+	abstract void onRevocationRequested(Runnable listener);
+
+	/**
+	 * Whether someone requested this thread's hold back, as far as it listens.
+	 */
+	abstract boolean isRevocationRequested();
+
+	static LeaseState worse(LeaseState a, LeaseState b) {
+		return (a.ordinal() >= b.ordinal()) ? a : b;
+	}
+
+	/**
+	 * The exclusive locks of some keys, or one side of their read/write locks, as the registry
+	 * takes several in order under one wait, all or nothing.
+	 */
+	static final class Locks extends Holding {
+
+		private final ZkLock lock;
+
+		/** The lock of one of the keys, whose own fencing token a lock on several has not. */
+		private final Function<String, ZkLock> keyLock;
+
+		Locks(ZkLock lock, Function<String, ZkLock> keyLock) {
+			this.lock = lock;
+			this.keyLock = keyLock;
+		}
+
+		@Override
+		void acquire(Duration wait) {
+			this.lock.acquire(wait);
+		}
+
+		@Override
+		boolean isHeldByCurrentThread() {
+			return this.lock.isHeldByCurrentThread();
+		}
+
+		@Override
+		void release() {
+			this.lock.unlock();
+		}
+
+		@Override
+		ZkLease toLease() {
+			return this.lock.toLease();
+		}
+
+		@Override
+		long fencingToken(String key) {
+			// A lock on several keys has no token of its own: each key's lock has
+			return this.keyLock.apply(key).fencingToken();
+		}
+
+		@Override
+		LeaseState leaseState() {
+			return this.lock.leaseState();
+		}
+
+		@Override
+		void onRevocationRequested(Runnable listener) {
+			this.lock.onRevocationRequested(listener);
+		}
+
+		@Override
+		boolean isRevocationRequested() {
+			return this.lock.isRevocationRequested();
+		}
+
+	}
+
+	/**
+	 * A permit of a key's semaphore: a lease from the moment it is acquired, never reentrant.
+	 */
+	static final class Permit extends Holding {
+
+		private final ZkSemaphore semaphore;
+
+		private volatile @Nullable ZkLease lease;
+
+		Permit(ZkSemaphore semaphore) {
+			this.semaphore = semaphore;
+		}
+
+		@Override
+		void acquire(Duration wait) {
+			this.lease = this.semaphore.acquire(wait);
+		}
+
+		@Override
+		boolean isHeldByCurrentThread() {
+			// A permit belongs to no thread: asking again takes another one
+			return false;
+		}
+
+		@Override
+		void release() {
+			lease().release();
+		}
+
+		@Override
+		ZkLease toLease() {
+			return lease();
+		}
+
+		@Override
+		long fencingToken(String key) {
+			return lease().fencingToken();
+		}
+
+		@Override
+		LeaseState leaseState() {
+			return lease().state();
+		}
+
+		private ZkLease lease() {
+			ZkLease acquired = this.lease;
+			if (acquired == null) {
+				throw new IllegalStateException("No permit of " + this.semaphore.key() + " was acquired");
+			}
+			return acquired;
+		}
+
+		@Override
+		void onRevocationRequested(Runnable listener) {
+			throw new UnsupportedOperationException("A semaphore's permits are not asked back");
+		}
+
+		@Override
+		boolean isRevocationRequested() {
+			return false;
+		}
+
+	}
+
+}
