@@ -22,7 +22,8 @@ import dev.zklock.template.ZkLockTemplate;
 /**
  * Scenario 4 (JMH): what a call costs when the thread already holds the lock: through
  * {@code @DistributedLock} (key evaluation, interceptor, template, engine), through
- * {@link ZkLockTemplate} (template and engine) and through the engine alone. Public API only.
+ * {@link ZkLockTemplate} (template and engine) and through the engine alone. Public API
+ * only.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -45,7 +46,8 @@ public class AnnotationOverheadBenchmark {
 		this.context = BenchContext.start(this.connectString);
 		this.counter = this.context.getBean(AnnotatedCounter.class);
 		this.held = this.context.getBean(ZkLockRegistry.class).obtain("stock:sku-1");
-		// This benchmark thread holds the lock, so every measured call takes the reentrant path
+		// This benchmark thread holds the lock, so every measured call takes the
+		// reentrant path
 		this.held.lock();
 		this.template = this.context.getBean(ZkLockTemplate.class);
 	}

@@ -14,12 +14,14 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the four scenarios against one standalone ZooKeeper in its own JVM, prints a table, writes
- * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals (printed
- * as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count or overlapping
- * holders.
+ * Runs the four scenarios against one standalone ZooKeeper in its own JVM, prints a
+ * table, writes {@code target/benchmark-results.csv} and {@code .md}, and checks the
+ * performance goals (printed as PASS or MISS). Exits non-zero only on a correctness
+ * failure: a wrong count or overlapping holders.
  *
- * <p>{@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in seconds.
+ * <p>
+ * {@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in
+ * seconds.
  */
 public final class BenchmarkMain {
 
@@ -59,11 +61,11 @@ public final class BenchmarkMain {
 			goals(report, contention, big, latency, multi, jmh);
 		}
 		String machine = Runtime.getRuntime().availableProcessors() + " cores, "
-				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name") + " "
-				+ System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
+				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name")
+				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
 				+ System.getProperty("os.arch") + "; ZooKeeper 3.9.4 standalone, own JVM, loopback, fsync on";
-		report.write(outputDir, machine,
-				"mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec" + (smoke ? " -Dbench.mode=smoke" : ""));
+		report.write(outputDir, machine, "mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
+				+ (smoke ? " -Dbench.mode=smoke" : ""));
 		return report;
 	}
 
@@ -116,13 +118,16 @@ public final class BenchmarkMain {
 			Map<String, MultiJvmScenario.Run> multi, Map<String, Double> jmh) {
 		List<String> names = Implementation.names();
 		LatencyScenario.Latency ours = latency.get(names.get(4));
-		// Uncontended, Curator's shared and per-thread runs are the same code: hold us to the faster
-		LatencyScenario.Latency curator = java.util.stream.Stream.of(latency.get(names.get(1)), latency.get(names.get(2)))
+		// Uncontended, Curator's shared and per-thread runs are the same code: hold us to
+		// the faster
+		LatencyScenario.Latency curator = java.util.stream.Stream
+			.of(latency.get(names.get(1)), latency.get(names.get(2)))
 			.filter(java.util.Objects::nonNull)
 			.min(java.util.Comparator.comparingDouble(LatencyScenario.Latency::micros))
 			.orElse(null);
 		if (ours != null && curator != null) {
-			report.goal("S2: zk-lock latency ≤ 1.2 × Curator InterProcessMutex (the faster of its two runs)", ours.micros() <= 1.2 * curator.micros(),
+			report.goal("S2: zk-lock latency ≤ 1.2 × Curator InterProcessMutex (the faster of its two runs)",
+					ours.micros() <= 1.2 * curator.micros(),
 					Report.fixed(ours.micros(), 0) + " µs vs " + Report.fixed(curator.micros(), 0) + " µs (ratio "
 							+ Report.fixed(ours.micros() / curator.micros(), 2) + ")");
 			report.goal("S2: zk-lock at 3 ZooKeeper requests per cycle", ours.requests() <= 3.05,
@@ -133,15 +138,12 @@ public final class BenchmarkMain {
 		if (twoJvms != null) {
 			boolean fair = twoJvms.shares().size() == 2
 					&& twoJvms.shares().stream().allMatch((share) -> share >= 0.30 && share <= 0.70);
-			report.goal("S3: 2 JVMs on one key each get 30–70 % of grants", fair, twoJvms.shares()
-				.stream()
-				.map((share) -> Report.fixed(share * 100, 0) + " %")
-				.toList()
-				.toString());
+			report.goal("S3: 2 JVMs on one key each get 30–70 % of grants", fair,
+					twoJvms.shares().stream().map((share) -> Report.fixed(share * 100, 0) + " %").toList().toString());
 			if (curatorTwo != null) {
 				report.goal("S3: 2 JVMs on one key: throughput ≥ Curator per-thread",
-						twoJvms.throughput() >= curatorTwo.throughput(), Report.fixed(twoJvms.throughput(), 0)
-								+ " vs " + Report.fixed(curatorTwo.throughput(), 0) + " grants/s");
+						twoJvms.throughput() >= curatorTwo.throughput(), Report.fixed(twoJvms.throughput(), 0) + " vs "
+								+ Report.fixed(curatorTwo.throughput(), 0) + " grants/s");
 			}
 		}
 		Double reentrant = jmh.get("annotatedReentrant");

@@ -8,11 +8,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-
 /**
- * Scenario 1, the classic test of the lock articles: T threads of one JVM each take the lock once,
- * increment a plain {@code int}, and release. Wall time from the start signal to the last release;
- * the count must be exact.
+ * Scenario 1, the classic test of the lock articles: T threads of one JVM each take the
+ * lock once, increment a plain {@code int}, and release. Wall time from the start signal
+ * to the last release; the count must be exact.
  */
 final class ContentionScenario {
 
@@ -22,7 +21,8 @@ final class ContentionScenario {
 	}
 
 	/**
-	 * Run every implementation for every thread count; return wall nanos by implementation and T.
+	 * Run every implementation for every thread count; return wall nanos by
+	 * implementation and T.
 	 */
 	static Map<String, Map<Integer, Long>> run(ExternalZooKeeper zk, List<Integer> threadCounts, long timeoutSeconds,
 			Report report) throws Exception {
@@ -102,6 +102,5 @@ final class ContentionScenario {
 		}
 		return elapsed;
 	}
-
 
 }

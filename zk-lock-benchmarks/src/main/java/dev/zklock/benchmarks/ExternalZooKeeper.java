@@ -16,9 +16,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A standalone ZooKeeper server ({@code ZooKeeperServerMain}) in its own JVM on loopback, so the
- * server does not share a heap or CPU accounting with the clients measured. Four-letter words
- * are enabled for {@code mntr}, from which request counts are read.
+ * A standalone ZooKeeper server ({@code ZooKeeperServerMain}) in its own JVM on loopback,
+ * so the server does not share a heap or CPU accounting with the clients measured.
+ * Four-letter words are enabled for {@code mntr}, from which request counts are read.
  */
 final class ExternalZooKeeper implements AutoCloseable {
 
@@ -32,12 +32,14 @@ final class ExternalZooKeeper implements AutoCloseable {
 		this.port = freePort();
 		this.dataDir = Files.createTempDirectory("zk-lock-bench");
 		Path config = this.dataDir.resolve("zoo.cfg");
-		Files.write(config, List.of("tickTime=2000", "dataDir=" + this.dataDir.resolve("data"),
-				"clientPort=" + this.port, "clientPortAddress=127.0.0.1", "admin.enableServer=false",
-				"4lw.commands.whitelist=*", "maxClientCnxns=0"));
+		Files.write(config,
+				List.of("tickTime=2000", "dataDir=" + this.dataDir.resolve("data"), "clientPort=" + this.port,
+						"clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=*",
+						"maxClientCnxns=0"));
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		this.process = new ProcessBuilder(java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
-				"-Dzookeeper.jmx.log4j.disable=true", "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString())
+				"-Dzookeeper.jmx.log4j.disable=true", "org.apache.zookeeper.server.ZooKeeperServerMain",
+				config.toString())
 			.redirectErrorStream(true)
 			.redirectOutput(this.dataDir.resolve("server.log").toFile())
 			.start();
@@ -85,7 +87,8 @@ final class ExternalZooKeeper implements AutoCloseable {
 			OutputStream out = socket.getOutputStream();
 			out.write(word.getBytes(StandardCharsets.US_ASCII));
 			out.flush();
-			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
 			StringBuilder sb = new StringBuilder();
 			String line;
 			while ((line = in.readLine()) != null) {

@@ -49,8 +49,8 @@ abstract class Implementation implements AutoCloseable {
 	}
 
 	CuratorFramework newClient(String connectString) throws InterruptedException {
-		CuratorFramework client = track(CuratorFrameworkFactory.newClient(connectString, 30_000, 15_000,
-				new ExponentialBackoffRetry(100, 3)));
+		CuratorFramework client = track(
+				CuratorFrameworkFactory.newClient(connectString, 30_000, 15_000, new ExponentialBackoffRetry(100, 3)));
 		client.start();
 		client.blockUntilConnected();
 		return client;
@@ -136,7 +136,8 @@ abstract class Implementation implements AutoCloseable {
 
 				@Override
 				Contender contender(int index) {
-					// The annotated method is the whole critical section: lock() runs it, unlock() has nothing to do
+					// The annotated method is the whole critical section: lock() runs it,
+					// unlock() has nothing to do
 					return of(this.counter::increment, () -> {
 					});
 				}

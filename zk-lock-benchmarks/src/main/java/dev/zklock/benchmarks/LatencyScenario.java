@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Scenario 2: one thread, N uncontended acquire/release cycles. Microseconds per cycle, and
- * ZooKeeper requests per cycle counted by the server ({@code zk_packets_received} from
- * {@code mntr}).
+ * Scenario 2: one thread, N uncontended acquire/release cycles. Microseconds per cycle,
+ * and ZooKeeper requests per cycle counted by the server ({@code zk_packets_received}
+ * from {@code mntr}).
  */
 final class LatencyScenario {
 
@@ -32,7 +32,10 @@ final class LatencyScenario {
 	static Map<String, Latency> run(ExternalZooKeeper zk, int cycles, Report report) throws Exception {
 		report.table(TITLE, "implementation", "µs per cycle (median of " + ROUNDS + " rounds)",
 				"ZooKeeper requests per cycle");
-		List<String> names = Implementation.selected().stream().filter((name) -> !name.contains("ReentrantLock")).toList();
+		List<String> names = Implementation.selected()
+			.stream()
+			.filter((name) -> !name.contains("ReentrantLock"))
+			.toList();
 		List<Implementation> implementations = new ArrayList<>();
 		try {
 			for (int i = 0; i < names.size(); i++) {
@@ -44,7 +47,8 @@ final class LatencyScenario {
 					cycle(contender);
 				}
 			}
-			// Rounds interleave the implementations, so a slow spell of the disk hits them all alike
+			// Rounds interleave the implementations, so a slow spell of the disk hits
+			// them all alike
 			Map<String, List<Double>> micros = new HashMap<>();
 			Map<String, Long> packets = new HashMap<>();
 			int perRound = Math.max(1, cycles / ROUNDS);
@@ -58,15 +62,18 @@ final class LatencyScenario {
 					}
 					long nanos = System.nanoTime() - start;
 					packets.merge(implementation.name(), zk.packetsReceived() - packetsBefore - 1, Long::sum);
-					micros.computeIfAbsent(implementation.name(), (k) -> new ArrayList<>()).add(nanos / 1000.0 / perRound);
+					micros.computeIfAbsent(implementation.name(), (k) -> new ArrayList<>())
+						.add(nanos / 1000.0 / perRound);
 				}
 			}
 			Map<String, Latency> results = new HashMap<>();
 			for (String name : names) {
 				// Every round measured every implementation, so both maps have every name
-				List<Double> rounds = Objects.requireNonNull(micros.get(name), "every round times every implementation");
+				List<Double> rounds = Objects.requireNonNull(micros.get(name),
+						"every round times every implementation");
 				rounds.sort(Double::compare);
-				long sent = Objects.requireNonNull(packets.get(name), "every round counts every implementation's packets");
+				long sent = Objects.requireNonNull(packets.get(name),
+						"every round counts every implementation's packets");
 				Latency latency = new Latency(rounds.get(rounds.size() / 2), (double) sent / (perRound * ROUNDS));
 				results.put(name, latency);
 				report.row(TITLE, name, Report.fixed(latency.micros(), 0), Report.fixed(latency.requests(), 2));

@@ -11,8 +11,9 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Scenario 3: J JVMs × T threads on 1 key and on 64 keys for a fixed time. Throughput, p50 and
- * p99 wait, each JVM's share of grants, and violations (overlapping holds of a key).
+ * Scenario 3: J JVMs × T threads on 1 key and on 64 keys for a fixed time. Throughput,
+ * p50 and p99 wait, each JVM's share of grants, and violations (overlapping holds of a
+ * key).
  */
 final class MultiJvmScenario {
 

@@ -17,11 +17,13 @@ import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 
 /**
- * One JVM of scenario 3: threads take random keys from a set until a common end time, and record
- * each grant as {@code key,requested,entered,exited,jvm} (nanoTime is one clock for all
- * processes of a machine).
+ * One JVM of scenario 3: threads take random keys from a set until a common end time, and
+ * record each grant as {@code key,requested,entered,exited,jvm} (nanoTime is one clock
+ * for all processes of a machine).
  *
- * <p>Arguments: {@code zklock|curator connectString keys threads startAtMillis durationMs jvm outFile}.
+ * <p>
+ * Arguments:
+ * {@code zklock|curator connectString keys threads startAtMillis durationMs jvm outFile}.
  */
 public final class MultiJvmWorker {
 

@@ -7,9 +7,9 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The first lock of the ZooKeeper lock articles: one ephemeral node; whoever creates it holds
- * the lock; everyone else watches it with {@code exists} and, when it is deleted, all of them
- * race to create it again (the herd effect). Here only to be measured.
+ * The first lock of the ZooKeeper lock articles: one ephemeral node; whoever creates it
+ * holds the lock; everyone else watches it with {@code exists} and, when it is deleted,
+ * all of them race to create it again (the herd effect). Here only to be measured.
  */
 final class NaiveHerdLock {
 
@@ -30,7 +30,8 @@ final class NaiveHerdLock {
 			}
 			catch (KeeperException.NodeExistsException ex) {
 				CountDownLatch deleted = new CountDownLatch(1);
-				if (this.client.checkExists().usingWatcher((org.apache.zookeeper.Watcher) (event) -> deleted.countDown())
+				if (this.client.checkExists()
+					.usingWatcher((org.apache.zookeeper.Watcher) (event) -> deleted.countDown())
 					.forPath(this.path) != null) {
 					deleted.await();
 				}

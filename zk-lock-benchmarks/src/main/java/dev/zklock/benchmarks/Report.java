@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Collects measurements, goals and correctness failures; prints them as tables and writes CSV
- * and Markdown.
+ * Collects measurements, goals and correctness failures; prints them as tables and writes
+ * CSV and Markdown.
  */
 final class Report {
 
@@ -70,8 +70,9 @@ final class Report {
 		});
 		sb.append("**Goals**\n\n");
 		this.goals.forEach((goal) -> sb.append("- ").append(goal).append('\n'));
-		sb.append('\n').append(this.failures.isEmpty() ? "Correctness: no wrong count, no overlapping holders.\n"
-				: "Correctness FAILURES:\n");
+		sb.append('\n')
+			.append(this.failures.isEmpty() ? "Correctness: no wrong count, no overlapping holders.\n"
+					: "Correctness FAILURES:\n");
 		this.failures.forEach((failure) -> sb.append("- ").append(failure).append('\n'));
 		return sb.toString();
 	}

@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the benchmark compiling and running: the smoke mode (tiny sizes) against a real
- * standalone ZooKeeper in its own JVM. Asserts correctness only; timings are reported, never
- * asserted.
+ * standalone ZooKeeper in its own JVM. Asserts correctness only; timings are reported,
+ * never asserted.
  */
 @Timeout(180)
 class BenchmarkSmokeTests {

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The connection state Curator last reported to a {@link ZkLockRegistry}.
  *
- * @param state the state, {@code null} if the client has not connected since the registry was
- * created
+ * @param state the state, {@code null} if the client has not connected since the registry
+ * was created
  * @param since when the state was reported
  * @author zk-lock
  */

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder object itself
- * stands in the key's local queue, so no thread is tied to it.
+ * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
+ * object itself stands in the key's local queue, so no thread is tied to it.
  */
 final class DefaultZkLease implements ZkLease {
 

@@ -1,8 +1,9 @@
 package dev.zklock.core;
 
 /**
- * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its path; the
- * state lives in the registry's entry for the key, and only while someone holds or waits.
+ * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its
+ * path; the state lives in the registry's entry for the key, and only while someone holds
+ * or waits.
  */
 final class DefaultZkLock extends ThreadOwnedLock {
 

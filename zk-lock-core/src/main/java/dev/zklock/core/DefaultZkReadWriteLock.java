@@ -1,9 +1,9 @@
 package dev.zklock.core;
 
 /**
- * The {@link ZkReadWriteLock} handed out by {@link ZkLockRegistry#obtainReadWrite(String)}: a key,
- * its path, and its two sides; the state lives in the engine's entry for the key, and only while
- * someone holds or waits.
+ * The {@link ZkReadWriteLock} handed out by
+ * {@link ZkLockRegistry#obtainReadWrite(String)}: a key, its path, and its two sides; the
+ * state lives in the engine's entry for the key, and only while someone holds or waits.
  */
 final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 
@@ -64,7 +64,8 @@ final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 
 		@Override
 		boolean reenter() {
-			// Only a writer's own write is free of the engine: a read joins a count under a lock.
+			// Only a writer's own write is free of the engine: a read joins a count under
+			// a lock.
 			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
 			if (entry != null && (entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread())) {
 				// Also a downgrade: a read would join the writer's node

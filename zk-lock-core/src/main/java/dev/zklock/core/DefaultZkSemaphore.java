@@ -5,9 +5,10 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link ZkSemaphore} handed out by {@link ZkLockRegistry#obtainSemaphore(String, int)}: a
- * key, its path and its permits; the state lives in the engine's entry for the path, and only
- * while someone holds or waits.
+ * The {@link ZkSemaphore} handed out by
+ * {@link ZkLockRegistry#obtainSemaphore(String, int)}: a key, its path and its permits;
+ * the state lives in the engine's entry for the path, and only while someone holds or
+ * waits.
  */
 final class DefaultZkSemaphore implements ZkSemaphore {
 
@@ -28,8 +29,9 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 
 	@Override
 	public ZkLease acquire(Duration wait) {
-		return ThreadOwnedLock.acquireOrThrow(this.key, this.path, wait, (deadline, waitForOthers,
-				interrupts) -> this.engine.acquire(this.key, this.path, this.permits, deadline, waitForOthers, interrupts));
+		return ThreadOwnedLock.acquireOrThrow(this.key, this.path, wait,
+				(deadline, waitForOthers, interrupts) -> this.engine.acquire(this.key, this.path, this.permits,
+						deadline, waitForOthers, interrupts));
 	}
 
 	@Override

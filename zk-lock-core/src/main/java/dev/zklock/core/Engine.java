@@ -16,10 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The parts of a registry that every recipe shares: the client's operations, the reaper, the one
- * watcher, the session tracker, the listeners, and one entry table per recipe. It also holds what
- * the recipes do alike: start a participant, apply the lost-lock policy after a release, and let
- * go of the client once closed and idle.
+ * The parts of a registry that every recipe shares: the client's operations, the reaper,
+ * the one watcher, the session tracker, the listeners, and one entry table per recipe. It
+ * also holds what the recipes do alike: start a participant, apply the lost-lock policy
+ * after a release, and let go of the client once closed and idle.
  */
 final class Engine {
 
@@ -73,8 +73,8 @@ final class Engine {
 	}
 
 	/**
-	 * Find or create a path's entry in a recipe's table and count the caller in, while the
-	 * registry is open.
+	 * Find or create a path's entry in a recipe's table and count the caller in, while
+	 * the registry is open.
 	 * @throws IllegalStateException if the registry was closed before
 	 * @throws AcquireFailure if it closed while the entry was retained
 	 */
@@ -82,7 +82,8 @@ final class Engine {
 		checkOpen();
 		E entry = table.retain(key, path);
 		if (this.closed) {
-			// Closed between the check and the retain: close() may not have seen this entry
+			// Closed between the check and the retain: close() may not have seen this
+			// entry
 			table.release(entry);
 			throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
 		}
@@ -90,14 +91,14 @@ final class Engine {
 	}
 
 	/**
-	 * Hold a node under {@code lockPath} in ZooKeeper for {@code entry}, as {@code driver} says, and publish it through
-	 * {@code install} while its session is the client's: a node granted on a session that has
-	 * just ended is deleted and the attempt starts over.
+	 * Hold a node under {@code lockPath} in ZooKeeper for {@code entry}, as
+	 * {@code driver} says, and publish it through {@code install} while its session is
+	 * the client's: a node granted on a session that has just ended is deleted and the
+	 * attempt starts over.
 	 * @return the lease, published
 	 */
-	Lease acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
-			boolean waitForOthers, Interrupts interrupts, Consumer<Lease> install)
-			throws AcquireFailure, InterruptedException {
+	Lease acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline, boolean waitForOthers,
+			Interrupts interrupts, Consumer<Lease> install) throws AcquireFailure, InterruptedException {
 		Deadline zkDeadline = waitForOthers ? deadline
 				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		while (true) {
@@ -112,8 +113,9 @@ final class Engine {
 	}
 
 	/**
-	 * Wait a little for the delete of a released node, while connected, so that the caller's
-	 * next step (often: another JVM's turn) follows it; the reaper keeps trying if it fails.
+	 * Wait a little for the delete of a released node, while connected, so that the
+	 * caller's next step (often: another JVM's turn) follows it; the reaper keeps trying
+	 * if it fails.
 	 */
 	void awaitDelete(@Nullable CompletableFuture<Void> delete) {
 		if (delete == null || !this.ops.isConnected()) {
@@ -160,7 +162,8 @@ final class Engine {
 	}
 
 	/**
-	 * Let go of the client once closed and no lock is left: the last lease has been released.
+	 * Let go of the client once closed and no lock is left: the last lease has been
+	 * released.
 	 */
 	private void retired() {
 		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty() && this.semaphores.isEmpty()
@@ -186,7 +189,8 @@ final class Engine {
 	}
 
 	private static byte[] participantData() {
-		// "pid@host": lets anyone reading the lock path see which process each node belongs to
+		// "pid@host": lets anyone reading the lock path see which process each node
+		// belongs to
 		return ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);
 	}
 

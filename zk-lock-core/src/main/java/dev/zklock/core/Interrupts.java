@@ -1,8 +1,8 @@
 package dev.zklock.core;
 
 /**
- * How one acquisition treats interrupts: throw at once, or remember and restore them when the
- * acquisition ends (for {@link java.util.concurrent.locks.Lock#lock()}).
+ * How one acquisition treats interrupts: throw at once, or remember and restore them when
+ * the acquisition ends (for {@link java.util.concurrent.locks.Lock#lock()}).
  */
 final class Interrupts {
 

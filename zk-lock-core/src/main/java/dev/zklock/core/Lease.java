@@ -21,7 +21,9 @@ final class Lease {
 	/** Set once someone wrote Curator's revocation request into the node. */
 	private volatile boolean revocationRequested;
 
-	/** Told of a revocation request: by holder, so that each hold's end removes its own. */
+	/**
+	 * Told of a revocation request: by holder, so that each hold's end removes its own.
+	 */
 	private final List<Revocable> revocationListeners = new CopyOnWriteArrayList<>();
 
 	/** Whether the node's data is watched for a revocation request. */
@@ -54,9 +56,10 @@ final class Lease {
 	}
 
 	/**
-	 * Add a listener for a revocation request on behalf of a holder; told at once if one came
-	 * already.
-	 * @return whether the node's data must now be watched: the first listener arms the watch
+	 * Add a listener for a revocation request on behalf of a holder; told at once if one
+	 * came already.
+	 * @return whether the node's data must now be watched: the first listener arms the
+	 * watch
 	 */
 	boolean addRevocationListener(Object holder, Runnable listener) {
 		boolean requested;

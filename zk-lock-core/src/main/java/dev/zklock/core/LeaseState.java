@@ -3,9 +3,10 @@ package dev.zklock.core;
 /**
  * What this JVM knows about a lease it holds in ZooKeeper.
  *
- * <p>Curator's documentation puts it plainly: after the connection is SUSPENDED you cannot be
- * certain you still hold a lock, and after it is LOST you certainly do not. These states make
- * that visible instead of letting a holder go on believing it holds.
+ * <p>
+ * Curator's documentation puts it plainly: after the connection is SUSPENDED you cannot
+ * be certain you still hold a lock, and after it is LOST you certainly do not. These
+ * states make that visible instead of letting a holder go on believing it holds.
  *
  * @author zk-lock
  */
@@ -17,15 +18,16 @@ public enum LeaseState {
 	HELD,
 
 	/**
-	 * The connection to ZooKeeper is suspended: the session may still be alive (the node then
-	 * still exists) or may be expiring. Another JVM cannot acquire the lock until the session
-	 * has expired, but this JVM cannot prove it still holds it either.
+	 * The connection to ZooKeeper is suspended: the session may still be alive (the node
+	 * then still exists) or may be expiring. Another JVM cannot acquire the lock until
+	 * the session has expired, but this JVM cannot prove it still holds it either.
 	 */
 	UNCERTAIN,
 
 	/**
-	 * The session that owned the lease expired: the node is gone, and another participant may
-	 * hold the lock now. Work guarded by the lock should stop; writes should be fenced.
+	 * The session that owned the lease expired: the node is gone, and another participant
+	 * may hold the lock now. Work guarded by the lock should stop; writes should be
+	 * fenced.
 	 */
 	LOST
 

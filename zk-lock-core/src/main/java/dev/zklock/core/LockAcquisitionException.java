@@ -3,8 +3,9 @@ package dev.zklock.core;
 import java.time.Duration;
 
 /**
- * Thrown when a lock was not acquired within its wait, or ZooKeeper could not be reached within
- * it. The message names the key, the ZooKeeper path, the time waited and the reason.
+ * Thrown when a lock was not acquired within its wait, or ZooKeeper could not be reached
+ * within it. The message names the key, the ZooKeeper path, the time waited and the
+ * reason.
  *
  * @author zk-lock
  */
@@ -82,8 +83,8 @@ public class LockAcquisitionException extends RuntimeException {
 		HELD_LOCALLY("held by another thread of this JVM for the whole wait"),
 
 		/**
-		 * Another participant (another JVM or a plain Curator mutex) held the lock for the
-		 * whole wait.
+		 * Another participant (another JVM or a plain Curator mutex) held the lock for
+		 * the whole wait.
 		 */
 		HELD_REMOTELY("held by another participant for the whole wait"),
 
@@ -93,8 +94,9 @@ public class LockAcquisitionException extends RuntimeException {
 		NOT_CONNECTED("ZooKeeper could not be reached within the wait"),
 
 		/**
-		 * ZooKeeper was reachable, but did not reply to a request within the wait: a slow or
-		 * overloaded ensemble, or a connection that broke without the client noticing yet.
+		 * ZooKeeper was reachable, but did not reply to a request within the wait: a slow
+		 * or overloaded ensemble, or a connection that broke without the client noticing
+		 * yet.
 		 */
 		NO_REPLY("ZooKeeper did not reply within the wait"),
 

@@ -4,12 +4,14 @@ import java.util.List;
 
 /**
  * What differs between the lock recipes that share the engine's participant, as Curator's
- * {@code LockInternalsDriver} does for its recipes: what a participant's node is called, and,
- * given the queue in sequence order, whether it holds or which node it waits behind.
+ * {@code LockInternalsDriver} does for its recipes: what a participant's node is called,
+ * and, given the queue in sequence order, whether it holds or which node it waits behind.
  *
- * <p>The names are Curator's, so that each recipe excludes its Curator counterpart on the same
- * path: {@code lock-} for {@code InterProcessMutex}, {@code __READ__} and {@code __WRIT__} for the
- * two sides of {@code InterProcessReadWriteLock}, which share one sequence.
+ * <p>
+ * The names are Curator's, so that each recipe excludes its Curator counterpart on the
+ * same path: {@code lock-} for {@code InterProcessMutex}, {@code __READ__} and
+ * {@code __WRIT__} for the two sides of {@code InterProcessReadWriteLock}, which share
+ * one sequence.
  */
 interface LockDriver {
 
@@ -29,14 +31,14 @@ interface LockDriver {
 	int HOLDS = -1;
 
 	/**
-	 * What {@link #blockerIndex} returns when no single node can be watched: any change of the
-	 * child list may let the participant hold.
+	 * What {@link #blockerIndex} returns when no single node can be watched: any change
+	 * of the child list may let the participant hold.
 	 */
 	int WATCH_CHILDREN = -2;
 
 	/**
-	 * The lease of a semaphore with {@code permits} permits: holds while fewer than that many
-	 * leases are ahead.
+	 * The lease of a semaphore with {@code permits} permits: holds while fewer than that
+	 * many leases are ahead.
 	 * @param permits the permits
 	 * @return the driver
 	 */
@@ -68,8 +70,9 @@ interface LockDriver {
 	boolean othersWaitBehind(List<String> queue, int ourIndex);
 
 	/**
-	 * The sequence part of a node name of any recipe: what follows its lock name, so that the
-	 * read and write nodes of one read/write lock sort in one order, as Curator sorts them.
+	 * The sequence part of a node name of any recipe: what follows its lock name, so that
+	 * the read and write nodes of one read/write lock sort in one order, as Curator sorts
+	 * them.
 	 * @param nodeName the node name
 	 * @return the sequence, or the whole name if it has no lock name
 	 */
@@ -87,8 +90,8 @@ interface LockDriver {
 	}
 
 	/**
-	 * Whether a node belongs to a writer: a {@code __WRIT__} node, or any node of a plain mutex,
-	 * which excludes readers just as well.
+	 * Whether a node belongs to a writer: a {@code __WRIT__} node, or any node of a plain
+	 * mutex, which excludes readers just as well.
 	 */
 	private static boolean isWrite(String nodeName) {
 		return !nodeName.contains(READ.lockName());
@@ -112,11 +115,12 @@ interface LockDriver {
 	}
 
 	/**
-	 * Semaphore lease: holds while fewer than {@code permits} leases precede it. Curator's
-	 * {@code InterProcessSemaphoreV2} instead counts every lease while it holds the semaphore's
-	 * guard mutex; with creates made only under that guard, the waiting lease is always the
-	 * newest, and the two rules agree. Ours stays safe without the guard too: leases are only
-	 * ever added behind, so the holders are always among the first {@code permits}.
+	 * Semaphore lease: holds while fewer than {@code permits} leases precede it.
+	 * Curator's {@code InterProcessSemaphoreV2} instead counts every lease while it holds
+	 * the semaphore's guard mutex; with creates made only under that guard, the waiting
+	 * lease is always the newest, and the two rules agree. Ours stays safe without the
+	 * guard too: leases are only ever added behind, so the holders are always among the
+	 * first {@code permits}.
 	 */
 	record FirstN(int permits) implements LockDriver {
 

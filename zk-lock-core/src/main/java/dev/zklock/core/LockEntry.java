@@ -9,13 +9,14 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it, the one
- * that holds it, and the ZooKeeper {@link Lease} the holder uses.
+ * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it,
+ * the one that holds it, and the ZooKeeper {@link Lease} the holder uses.
  *
- * <p>The local slot is granted, never grabbed: a releasing holder hands the slot, and with it
- * possibly the lease, to the head of the queue under the entry's mutex. So a waiter that times
- * out either was granted (and holds) or was never granted (and leaves the queue); no lease can
- * be left with nobody to release it.
+ * <p>
+ * The local slot is granted, never grabbed: a releasing holder hands the slot, and with
+ * it possibly the lease, to the head of the queue under the entry's mutex. So a waiter
+ * that times out either was granted (and holds) or was never granted (and leaves the
+ * queue); no lease can be left with nobody to release it.
  */
 final class LockEntry extends TableEntry {
 
@@ -23,13 +24,17 @@ final class LockEntry extends TableEntry {
 
 	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
-	/** Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by mutex. */
+	/**
+	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by mutex.
+	 */
 	private @Nullable Object holder;
 
 	/** The ZooKeeper node this JVM holds for the key; guarded by mutex for writes. */
 	private volatile @Nullable Lease lease;
 
-	/** Set by the child watch when another participant joins the queue behind our node. */
+	/**
+	 * Set by the child watch when another participant joins the queue behind our node.
+	 */
 	private volatile boolean remoteWaiting;
 
 	/** Set when the registry closes: no slot is granted any more. Written under mutex. */
@@ -73,7 +78,8 @@ final class LockEntry extends TableEntry {
 	/** Only the owner thread calls this. */
 	int incrementHolds() {
 		if (this.holds == Integer.MAX_VALUE) {
-			// As ReentrantLock does: wrapping around would let one unlock() release the lock
+			// As ReentrantLock does: wrapping around would let one unlock() release the
+			// lock
 			throw new Error("Maximum lock count exceeded");
 		}
 		return ++this.holds;
@@ -116,7 +122,9 @@ final class LockEntry extends TableEntry {
 		/** The slot is ours, without a lease: acquire one in ZooKeeper. */
 		GRANTED,
 
-		/** The slot is ours with the previous holder's lease: we hold the lock already. */
+		/**
+		 * The slot is ours with the previous holder's lease: we hold the lock already.
+		 */
 		HANDED_OFF,
 
 		/** The registry was closed while we waited. */
@@ -153,7 +161,8 @@ final class LockEntry extends TableEntry {
 				}
 				catch (InterruptedException ex) {
 					if (!leaveQueue(waiter)) {
-						// Granted while we were interrupted: take it, keep the interrupt for later
+						// Granted while we were interrupted: take it, keep the interrupt
+						// for later
 						Thread.currentThread().interrupt();
 						return waiter.outcome;
 					}
@@ -165,7 +174,8 @@ final class LockEntry extends TableEntry {
 					return Slot.TIMED_OUT;
 				}
 				if (waiter.outcome == Slot.GRANTED) {
-					// Granted a bare slot just as the wait ran out: pass it on rather than start a
+					// Granted a bare slot just as the wait ran out: pass it on rather
+					// than start a
 					// ZooKeeper attempt with no time left
 					abandonSlot(who);
 					return Slot.TIMED_OUT;
@@ -183,8 +193,9 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Grant no slot any more: every waiter in the queue leaves it with {@link Slot#CLOSED}, and
-	 * the thread acquiring in ZooKeeper is woken to notice. The holder keeps its hold.
+	 * Grant no slot any more: every waiter in the queue leaves it with
+	 * {@link Slot#CLOSED}, and the thread acquiring in ZooKeeper is woken to notice. The
+	 * holder keeps its hold.
 	 */
 	@Override
 	void close() {
@@ -248,10 +259,10 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is allowed,
-	 * else delete the lease's node first. A lease passes on only while it is {@code HELD} on
-	 * the client's current session: one of a session the client has left is never handed out,
-	 * even before the event that reports it lost.
+	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is
+	 * allowed, else delete the lease's node first. A lease passes on only while it is
+	 * {@code HELD} on the client's current session: one of a session the client has left
+	 * is never handed out, even before the event that reports it lost.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		synchronized (this.mutex) {
@@ -279,7 +290,8 @@ final class LockEntry extends TableEntry {
 					this.lease = null;
 					this.remoteWaiting = false;
 					this.handoffsWhileRemoteWaiting = 0;
-					// Sent before the next waiter's create: one session's requests are applied in order
+					// Sent before the next waiter's create: one session's requests are
+					// applied in order
 					delete = reaper.delete(current.nodePath());
 				}
 			}
@@ -289,7 +301,8 @@ final class LockEntry extends TableEntry {
 			if (next != null) {
 				this.waiters.pollFirst();
 				if (handedOff) {
-					// The next holder holds from now: it returns without touching the mutex again
+					// The next holder holds from now: it returns without touching the
+					// mutex again
 					markHeld(next.who);
 				}
 				grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
@@ -302,8 +315,9 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Move the hold of the owner thread, held once, to another holder (a {@link ZkLease}): the
-	 * slot, the lease and the hold time carry over, only who holds changes.
+	 * Move the hold of the owner thread, held once, to another holder (a
+	 * {@link ZkLease}): the slot, the lease and the hold time carry over, only who holds
+	 * changes.
 	 */
 	void transfer(Thread from, Object to) {
 		synchronized (this.mutex) {
@@ -332,7 +346,8 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter tries.
+	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter
+	 * tries.
 	 */
 	void abandonSlot(Object who) {
 		synchronized (this.mutex) {
@@ -382,6 +397,7 @@ final class LockEntry extends TableEntry {
 
 	/**
 	 * What a release did.
+	 *
 	 * @param lease the lease that backed the hold, if any
 	 * @param delete the first try to delete its node, if it was released in ZooKeeper
 	 * @param handedOff whether the lease passed to the next local waiter

@@ -1,9 +1,10 @@
 package dev.zklock.core;
 
 /**
- * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the ZooKeeper
- * session that owned the lease expired while the lock was held: another participant may have
- * held the lock at the same time. The local state is already released when this is thrown.
+ * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the
+ * ZooKeeper session that owned the lease expired while the lock was held: another
+ * participant may have held the lock at the same time. The local state is already
+ * released when this is thrown.
  *
  * @author zk-lock
  */

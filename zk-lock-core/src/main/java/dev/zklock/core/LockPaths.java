@@ -1,10 +1,10 @@
 package dev.zklock.core;
 
 /**
- * Maps lock keys to ZooKeeper paths. A key becomes exactly one path segment under the root path,
- * unchanged, so that a plain Curator {@code InterProcessMutex} on {@code <rootPath>/<key>} meets
- * the same lock. Keys that cannot be one segment are rejected, never rewritten: a rewritten key
- * would silently meet, or miss, another key.
+ * Maps lock keys to ZooKeeper paths. A key becomes exactly one path segment under the
+ * root path, unchanged, so that a plain Curator {@code InterProcessMutex} on
+ * {@code <rootPath>/<key>} meets the same lock. Keys that cannot be one segment are
+ * rejected, never rewritten: a rewritten key would silently meet, or miss, another key.
  *
  * @author zk-lock
  */
@@ -69,14 +69,15 @@ public final class LockPaths {
 	}
 
 	/**
-	 * Check a root path: absolute, no trailing slash (but for {@code /}), no empty or relative
-	 * segments.
+	 * Check a root path: absolute, no trailing slash (but for {@code /}), no empty or
+	 * relative segments.
 	 * @param rootPath the root path
 	 * @throws IllegalArgumentException naming the root path and what is wrong with it
 	 */
 	public static void validateRootPath(String rootPath) {
 		if (!rootPath.startsWith("/")) {
-			throw new IllegalArgumentException("Lock root path must be absolute (start with '/'), but was '" + rootPath + "'");
+			throw new IllegalArgumentException(
+					"Lock root path must be absolute (start with '/'), but was '" + rootPath + "'");
 		}
 		if (rootPath.equals("/")) {
 			return;
@@ -93,8 +94,8 @@ public final class LockPaths {
 				validateKey(segment);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Lock root path '" + printable(rootPath) + "' is not a valid ZooKeeper path: "
-						+ ex.getMessage(), ex);
+				throw new IllegalArgumentException("Lock root path '" + printable(rootPath)
+						+ "' is not a valid ZooKeeper path: " + ex.getMessage(), ex);
 			}
 		}
 	}

@@ -7,8 +7,8 @@ import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The entries of one recipe by lock path: an entry exists only while someone holds or waits
- * for its path, and leaves as soon as the last of them is done.
+ * The entries of one recipe by lock path: an entry exists only while someone holds or
+ * waits for its path, and leaves as soon as the last of them is done.
  *
  * @param <E> the entry type
  */
@@ -46,8 +46,9 @@ final class LockTable<E extends TableEntry> {
 	}
 
 	/**
-	 * Find or create the path's entry and count us in, without locking the map: many threads
-	 * arriving for one key must not queue on a map bin before they queue on the lock.
+	 * Find or create the path's entry and count us in, without locking the map: many
+	 * threads arriving for one key must not queue on a map bin before they queue on the
+	 * lock.
 	 */
 	E retain(String key, String path) {
 		while (true) {
@@ -68,8 +69,8 @@ final class LockTable<E extends TableEntry> {
 	}
 
 	/**
-	 * Count us out; the last one out of an idle entry removes it. A held entry always counts its
-	 * holder, so it is never removed.
+	 * Count us out; the last one out of an idle entry removes it. A held entry always
+	 * counts its holder, so it is never removed.
 	 */
 	void release(E entry) {
 		if (entry.releaseAndRetire()) {

@@ -8,15 +8,17 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
 /**
- * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the data
- * watch on a predecessor a participant waits behind, and the child watch on a lock path that
- * tells a holder another participant queued behind it, or a semaphore's waiting lease that a
- * lease ahead of it went, and the data watch on a held node for a revocation request.
+ * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the
+ * data watch on a predecessor a participant waits behind, and the child watch on a lock
+ * path that tells a holder another participant queued behind it, or a semaphore's waiting
+ * lease that a lease ahead of it went, and the data watch on a held node for a revocation
+ * request.
  *
- * <p>One object rather than one per wait, because the ZooKeeper client keeps every distinct
- * watcher object until its watch fires: a participant that timed out behind a long holder would
- * otherwise leave a watcher behind per attempt. The client keeps a watcher once per path, so
- * this one costs one entry per watched path, however many attempts wait.
+ * <p>
+ * One object rather than one per wait, because the ZooKeeper client keeps every distinct
+ * watcher object until its watch fires: a participant that timed out behind a long holder
+ * would otherwise leave a watcher behind per attempt. The client keeps a watcher once per
+ * path, so this one costs one entry per watched path, however many attempts wait.
  */
 final class LockWatches implements Watcher {
 
@@ -24,8 +26,8 @@ final class LockWatches implements Watcher {
 	private final ConcurrentHashMap<String, CompletableFuture<Void>> predecessors = new ConcurrentHashMap<>();
 
 	/**
-	 * Who waits for the child list of a lock path (server path) to change: one future per path,
-	 * shared by its waiters, replaced once completed.
+	 * Who waits for the child list of a lock path (server path) to change: one future per
+	 * path, shared by its waiters, replaced once completed.
 	 */
 	private final ConcurrentHashMap<String, CompletableFuture<Void>> childLists = new ConcurrentHashMap<>();
 
@@ -48,7 +50,8 @@ final class LockWatches implements Watcher {
 	public void process(WatchedEvent event) {
 		switch (event.getType()) {
 			case None -> {
-				// The connection changed: every waiter looks again, on whatever session it has
+				// The connection changed: every waiter looks again, on whatever session
+				// it has
 				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
 				this.connectionChanged.run();
@@ -71,8 +74,8 @@ final class LockWatches implements Watcher {
 	}
 
 	/**
-	 * Register interest in a change of a predecessor, before the read that sets the watch, so
-	 * that no event can come between the two unseen.
+	 * Register interest in a change of a predecessor, before the read that sets the
+	 * watch, so that no event can come between the two unseen.
 	 * @param serverPath the predecessor's server path
 	 * @return a future completed when the predecessor changes or the connection does
 	 */
@@ -80,15 +83,16 @@ final class LockWatches implements Watcher {
 		CompletableFuture<Void> waiter = new CompletableFuture<>();
 		CompletableFuture<Void> previous = this.predecessors.put(serverPath, waiter);
 		if (previous != null) {
-			// One participant per key waits at a time; an earlier one wakes and looks again
+			// One participant per key waits at a time; an earlier one wakes and looks
+			// again
 			previous.complete(null);
 		}
 		return waiter;
 	}
 
 	/**
-	 * Register interest in a change of a lock path's child list, before the read that sets the
-	 * child watch.
+	 * Register interest in a change of a lock path's child list, before the read that
+	 * sets the child watch.
 	 * @param serverPath the lock path's server path
 	 * @return a future completed when the child list changes or the connection does
 	 */
@@ -98,8 +102,8 @@ final class LockWatches implements Watcher {
 	}
 
 	/**
-	 * Stop waiting; the watch itself stays with the ZooKeeper client until it fires, once per
-	 * path.
+	 * Stop waiting; the watch itself stays with the ZooKeeper client until it fires, once
+	 * per path.
 	 * @param serverPath the predecessor's server path
 	 * @param waiter what {@link #expect} returned
 	 */

@@ -1,16 +1,17 @@
 package dev.zklock.core;
 
 /**
- * What {@link ZkLock#unlock()} does when the lease it releases was {@link LeaseState#LOST lost}
- * while held.
+ * What {@link ZkLock#unlock()} does when the lease it releases was {@link LeaseState#LOST
+ * lost} while held.
  *
  * @author zk-lock
  */
 public enum LostLockPolicy {
 
 	/**
-	 * Release the local state, then throw a {@link LockLostException}, so the caller learns that
-	 * the critical section may have overlapped with another holder. The default.
+	 * Release the local state, then throw a {@link LockLostException}, so the caller
+	 * learns that the critical section may have overlapped with another holder. The
+	 * default.
 	 */
 	THROW,
 

@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}, and each side of
- * {@link ZkLockRegistry#obtainAllReadWrite}: the locks of several keys,
- * taken in one global order (the keys' natural order, the same in every JVM, so that two callers
- * locking overlapping sets never wait for each other in a cycle) under one deadline, all or
- * nothing, and released in the reverse order. Each key is reentrant on its own, as
+ * {@link ZkLockRegistry#obtainAllReadWrite}: the locks of several keys, taken in one
+ * global order (the keys' natural order, the same in every JVM, so that two callers
+ * locking overlapping sets never wait for each other in a cycle) under one deadline, all
+ * or nothing, and released in the reverse order. Each key is reentrant on its own, as
  * {@link ZkLockRegistry#obtain} is.
  */
 final class MultiKeyLock implements ZkLock {
@@ -23,8 +23,8 @@ final class MultiKeyLock implements ZkLock {
 	private final List<ZkLock> locks;
 
 	/**
-	 * @param mutex the engine the exclusive locks come from, {@code null} for read/write sides,
-	 * which cannot be handed to a lease
+	 * @param mutex the engine the exclusive locks come from, {@code null} for read/write
+	 * sides, which cannot be handed to a lease
 	 * @param locks the locks, in the order to take them
 	 */
 	MultiKeyLock(@Nullable MutexEngine mutex, List<ZkLock> locks) {
@@ -71,8 +71,8 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * {@link #takeAll} with takers that report interrupts their own way (restoring the flag, or
-	 * as a {@link LockAcquisitionException}) rather than by throwing.
+	 * {@link #takeAll} with takers that report interrupts their own way (restoring the
+	 * flag, or as a {@link LockAcquisitionException}) rather than by throwing.
 	 */
 	private boolean takeAllUninterruptibly(Taker taker) {
 		try {
@@ -84,8 +84,8 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * Take every lock in order under one deadline; if one is not taken, or taking it throws,
-	 * give back those already taken, newest first.
+	 * Take every lock in order under one deadline; if one is not taken, or taking it
+	 * throws, give back those already taken, newest first.
 	 */
 	private boolean takeAll(Taker taker) throws InterruptedException {
 		int taken = 0;
@@ -106,8 +106,8 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * Release the first {@code count} locks, newest first; what that throws is attached to the
-	 * failure that made us give them back, if any: it must not hide it.
+	 * Release the first {@code count} locks, newest first; what that throws is attached
+	 * to the failure that made us give them back, if any: it must not hide it.
 	 */
 	private void giveBack(int count, @Nullable Throwable cause) {
 		try {
@@ -121,9 +121,10 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * What is left of the one deadline for the next key. A zero wait means one attempt per
-	 * key; a positive wait that has run out still gives the next key the shortest real wait, not
-	 * zero, which would mean a fresh attempt bounded by the connection timeout.
+	 * What is left of the one deadline for the next key. A zero wait means one attempt
+	 * per key; a positive wait that has run out still gives the next key the shortest
+	 * real wait, not zero, which would mean a fresh attempt bounded by the connection
+	 * timeout.
 	 */
 	private static long remaining(Deadline deadline, long requestedNanos) {
 		if (requestedNanos == 0) {
@@ -161,8 +162,9 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * Not defined for several keys: each key's node has its own token. Read it per key, through
-	 * {@link ZkLockRegistry#obtain}, and give each protected resource the token of its key.
+	 * Not defined for several keys: each key's node has its own token. Read it per key,
+	 * through {@link ZkLockRegistry#obtain}, and give each protected resource the token
+	 * of its key.
 	 * @throws UnsupportedOperationException always
 	 */
 	@Override
@@ -214,8 +216,8 @@ final class MultiKeyLock implements ZkLock {
 	public ZkLease toLease() {
 		MutexEngine mutex = this.mutex;
 		if (mutex == null) {
-			throw new UnsupportedOperationException("The read/write locks of " + key()
-					+ " are held by a thread and cannot be handed to a lease");
+			throw new UnsupportedOperationException(
+					"The read/write locks of " + key() + " are held by a thread and cannot be handed to a lease");
 		}
 		Thread current = Thread.currentThread();
 		for (ZkLock lock : this.locks) {
@@ -262,8 +264,8 @@ final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
-	 * Release every one of the given holds, newest first, even if some throw; then throw the
-	 * first failure with the others suppressed.
+	 * Release every one of the given holds, newest first, even if some throw; then throw
+	 * the first failure with the others suppressed.
 	 */
 	static <T> void releaseInReverse(List<T> holds, java.util.function.Consumer<T> release) {
 		RuntimeException failure = null;

@@ -5,9 +5,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose head
- * alone takes a node in ZooKeeper and passes it on to the next local thread, a bounded number of
- * times while another JVM waits.
+ * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose
+ * head alone takes a node in ZooKeeper and passes it on to the next local thread, a
+ * bounded number of times while another JVM waits.
  */
 final class MutexEngine {
 
@@ -36,9 +36,10 @@ final class MutexEngine {
 	}
 
 	/**
-	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came with it,
-	 * a node in ZooKeeper. With {@code waitForOthers} false, one attempt is made: no wait for
-	 * another holder, but ZooKeeper round trips get up to the connection timeout.
+	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came
+	 * with it, a node in ZooKeeper. With {@code waitForOthers} false, one attempt is
+	 * made: no wait for another holder, but ZooKeeper round trips get up to the
+	 * connection timeout.
 	 */
 	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
@@ -47,8 +48,8 @@ final class MutexEngine {
 		try {
 			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
-				case TIMED_OUT -> throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY,
-						localHolder(entry), null);
+				case TIMED_OUT ->
+					throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
 				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
 				case HANDED_OFF -> {
 					acquired = true;
@@ -98,7 +99,8 @@ final class MutexEngine {
 	}
 
 	/**
-	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a lease.
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a
+	 * lease.
 	 */
 	private static String localHolder(LockEntry entry) {
 		Thread owner = entry.ownerThread();

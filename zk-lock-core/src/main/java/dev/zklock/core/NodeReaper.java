@@ -16,18 +16,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes sure the nodes the engine gives up on are deleted: a released lease, the node of an
- * attempt that timed out, or a node whose create may have reached the server when the connection
- * broke. A delete that fails for want of a connection is kept and sent again on every connect,
- * until it succeeds or finds the node gone; it is kept across a lost session too, because the
- * work may belong to a newer session than the one reported lost, and a delete of a node that a
- * dead session took with it costs one {@code NONODE}. Node names carry the attempt's protection
- * id, so a kept delete can never meet another attempt's node. A delete the server throttled is
- * sent again a little later.
+ * Makes sure the nodes the engine gives up on are deleted: a released lease, the node of
+ * an attempt that timed out, or a node whose create may have reached the server when the
+ * connection broke. A delete that fails for want of a connection is kept and sent again
+ * on every connect, until it succeeds or finds the node gone; it is kept across a lost
+ * session too, because the work may belong to a newer session than the one reported lost,
+ * and a delete of a node that a dead session took with it costs one {@code NONODE}. Node
+ * names carry the attempt's protection id, so a kept delete can never meet another
+ * attempt's node. A delete the server throttled is sent again a little later.
  *
- * <p>It follows the connection on its own, and keeps doing so after {@link #close()} until the
- * work it was given is done: a registry closed with a delete still pending must not leave that
- * node to live as long as the session.
+ * <p>
+ * It follows the connection on its own, and keeps doing so after {@link #close()} until
+ * the work it was given is done: a registry closed with a delete still pending must not
+ * leave that node to live as long as the session.
  */
 final class NodeReaper implements ConnectionStateListener {
 
@@ -94,8 +95,8 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Take over a create whose outcome the participant no longer waits for: delete the node
-	 * if it was created, search for it if the reply was lost.
+	 * Take over a create whose outcome the participant no longer waits for: delete the
+	 * node if it was created, search for it if the reply was lost.
 	 * @param create the create, done or still in flight
 	 * @param lockPath the lock path it was made under
 	 * @param protectionId the protection id in its name
@@ -114,9 +115,10 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Delete every child of a lock path whose name carries the given protection id: the only
-	 * way to find a node whose create reached the server but whose reply did not reach us. The
-	 * server is synced first, in case this connection landed on one that lags behind.
+	 * Delete every child of a lock path whose name carries the given protection id: the
+	 * only way to find a node whose create reached the server but whose reply did not
+	 * reach us. The server is synced first, in case this connection landed on one that
+	 * lags behind.
 	 */
 	void sweep(String lockPath, String protectionId) {
 		this.inFlight.incrementAndGet();
@@ -137,8 +139,8 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Whether a failure leaves open whether the request was applied: the reply was lost with the
-	 * connection.
+	 * Whether a failure leaves open whether the request was applied: the reply was lost
+	 * with the connection.
 	 */
 	static boolean isUncertain(Throwable failure) {
 		return failure instanceof KeeperException.ConnectionLossException
@@ -158,8 +160,9 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Send the work kept for want of a connection again. It counts as in flight from the moment
-	 * it leaves the pending list, so that a close meanwhile cannot find the reaper idle.
+	 * Send the work kept for want of a connection again. It counts as in flight from the
+	 * moment it leaves the pending list, so that a close meanwhile cannot find the reaper
+	 * idle.
 	 */
 	private void resend() {
 		List<Runnable> work;
@@ -181,7 +184,8 @@ final class NodeReaper implements ConnectionStateListener {
 	private void retryLater(Throwable ex, Runnable retry, String path) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof KeeperException.SessionExpiredException) {
-			// The session that sent it is gone: on a new one, the next connect sends it again
+			// The session that sent it is gone: on a new one, the next connect sends it
+			// again
 			keep(retry, false);
 			return;
 		}
@@ -206,8 +210,10 @@ final class NodeReaper implements ConnectionStateListener {
 				this.retries.schedule(this::resend, 100, TimeUnit.MILLISECONDS);
 			}
 			catch (java.util.concurrent.RejectedExecutionException ex) {
-				// Detached: the reaper was closed and idle, so nothing is pending but this, which
-				// the next connect cannot send any more; say so rather than lose it silently
+				// Detached: the reaper was closed and idle, so nothing is pending but
+				// this, which
+				// the next connect cannot send any more; say so rather than lose it
+				// silently
 				logger.warn("Lock registry closed with a node delete pending; it is retried no more");
 			}
 		}

@@ -38,7 +38,8 @@ final class ReadWriteEngine {
 		try {
 			boolean reentrant = entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread();
 			if (reentrant) {
-				// Never waits: a fair lock still grants a read to a thread that reads or writes
+				// Never waits: a fair lock still grants a read to a thread that reads or
+				// writes
 				entry.local.readLock().lock();
 				locked = true;
 			}
@@ -54,8 +55,8 @@ final class ReadWriteEngine {
 						"waiting with this JVM's other readers for their read node", null);
 				case ACQUIRE -> {
 					try {
-						this.engine.acquireNode(entry, entry.path(), LockDriver.READ, deadline, waitForOthers, interrupts,
-								entry::readAcquired);
+						this.engine.acquireNode(entry, entry.path(), LockDriver.READ, deadline, waitForOthers,
+								interrupts, entry::readAcquired);
 						acquired = true;
 					}
 					finally {
@@ -78,8 +79,8 @@ final class ReadWriteEngine {
 	}
 
 	/**
-	 * Acquire the write side for the current thread: reentrant for the writer, refused to a
-	 * reader.
+	 * Acquire the write side for the current thread: reentrant for the writer, refused to
+	 * a reader.
 	 */
 	void acquireWrite(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
@@ -127,15 +128,16 @@ final class ReadWriteEngine {
 	 */
 	void releaseRead(ReadWriteEntry entry) {
 		ReadWriteEntry.Release release = entry.leaveRead(this.engine.reaper);
-		// After the delete was sent: a local writer's create then follows it in the session
+		// After the delete was sent: a local writer's create then follows it in the
+		// session
 		entry.local.readLock().unlock();
 		forgetListeners(entry);
 		finish(entry, release);
 	}
 
 	/**
-	 * End one write hold of the current thread; the outermost deletes the write node, unless
-	 * the writer reads on.
+	 * End one write hold of the current thread; the outermost deletes the write node,
+	 * unless the writer reads on.
 	 */
 	void releaseWrite(ReadWriteEntry entry) {
 		if (entry.local.getWriteHoldCount() > 1) {

@@ -15,23 +15,29 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * This JVM's state for one read/write key: a fair local read/write lock that orders this JVM's
- * threads (a waiting writer is not overtaken by readers that come after it), and the ZooKeeper
- * nodes behind the holds.
+ * This JVM's state for one read/write key: a fair local read/write lock that orders this
+ * JVM's threads (a waiting writer is not overtaken by readers that come after it), and
+ * the ZooKeeper nodes behind the holds.
  *
- * <p>All local readers share one read node, acquired by the first of them (the read acquirer)
- * while the others wait for it; a writer holds a write node of its own. Every read hold is
- * covered by a node while held: the read node, or, after a writer took the read side too (a
- * downgrade), the writer's node, which is kept until the last read hold ends. So a downgrade
- * never opens a moment in which this JVM reads with no node that excludes writers.
+ * <p>
+ * All local readers share one read node, acquired by the first of them (the read
+ * acquirer) while the others wait for it; a writer holds a write node of its own. Every
+ * read hold is covered by a node while held: the read node, or, after a writer took the
+ * read side too (a downgrade), the writer's node, which is kept until the last read hold
+ * ends. So a downgrade never opens a moment in which this JVM reads with no node that
+ * excludes writers.
  *
- * <p>While another JVM is seen waiting behind the read node, new local readers join it only a
- * bounded number of times; then they wait for it to go and queue behind the other JVM with a new
- * one, so that a stream of local readers cannot keep a remote writer out for ever.
+ * <p>
+ * While another JVM is seen waiting behind the read node, new local readers join it only
+ * a bounded number of times; then they wait for it to go and queue behind the other JVM
+ * with a new one, so that a stream of local readers cannot keep a remote writer out for
+ * ever.
  */
 final class ReadWriteEntry extends TableEntry {
 
-	/** The order of this JVM's threads: fair, reentrant, write to read downgrade allowed. */
+	/**
+	 * The order of this JVM's threads: fair, reentrant, write to read downgrade allowed.
+	 */
 	final ReentrantReadWriteLock local = new ReentrantReadWriteLock(true);
 
 	private final ReentrantLock state = new ReentrantLock();
@@ -44,12 +50,16 @@ final class ReadWriteEntry extends TableEntry {
 	/** Read holds of this JVM, each covered by a node. Guarded by state. */
 	private int readHolds;
 
-	/** Readers waiting for the read acquirer or for the read node to go. Guarded by state. */
+	/**
+	 * Readers waiting for the read acquirer or for the read node to go. Guarded by state.
+	 */
 	private int joining;
 
 	private volatile @Nullable Lease readLease;
 
-	/** The writer's node, and after a downgrade the node that covers the remaining reads. */
+	/**
+	 * The writer's node, and after a downgrade the node that covers the remaining reads.
+	 */
 	private volatile @Nullable Lease writeLease;
 
 	/** The thread holding the write side, if any. */
@@ -58,7 +68,9 @@ final class ReadWriteEntry extends TableEntry {
 	/** A thread acquiring a node in ZooKeeper for this JVM's readers or its writer. */
 	private volatile @Nullable Thread acquirer;
 
-	/** Joins since another JVM was seen waiting behind the read node. Guarded by state. */
+	/**
+	 * Joins since another JVM was seen waiting behind the read node. Guarded by state.
+	 */
 	private int joinsWhileRemoteWaiting;
 
 	private volatile boolean remoteWaiting;
@@ -91,7 +103,8 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	/**
-	 * Take the local side of a lock, waiting in the local lock's fair order until the deadline.
+	 * Take the local side of a lock, waiting in the local lock's fair order until the
+	 * deadline.
 	 * @return whether it was taken
 	 * @throws AcquireFailure if the registry closed while we waited
 	 */
@@ -109,7 +122,8 @@ final class ReadWriteEntry extends TableEntry {
 						lock.lockInterruptibly();
 						return true;
 					}
-					// A timed try, even of zero, keeps the fair order that tryLock() would skip
+					// A timed try, even of zero, keeps the fair order that tryLock()
+					// would skip
 					return lock.tryLock(wait ? Math.max(0, deadline.remainingNanos()) : 0, TimeUnit.NANOSECONDS);
 				}
 				catch (InterruptedException ex) {
@@ -127,13 +141,15 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	/**
-	 * Count a read hold of the current thread in, which holds the local read side: covered by
-	 * the read node, by the writer's node, or after the read acquirer gets a node.
-	 * @param reentrant whether the thread already holds the read or the write side, so that
-	 * it must join at once (it would otherwise wait for itself)
-	 * @param maxJoins how many readers may join while another JVM waits behind the read node
-	 * @param currentSession the client's session: a node of another, or not known held, is not
-	 * joined; the reader waits for it to go and takes a new one
+	 * Count a read hold of the current thread in, which holds the local read side:
+	 * covered by the read node, by the writer's node, or after the read acquirer gets a
+	 * node.
+	 * @param reentrant whether the thread already holds the read or the write side, so
+	 * that it must join at once (it would otherwise wait for itself)
+	 * @param maxJoins how many readers may join while another JVM waits behind the read
+	 * node
+	 * @param currentSession the client's session: a node of another, or not known held,
+	 * is not joined; the reader waits for it to go and takes a new one
 	 */
 	Join join(boolean reentrant, int maxJoins, long currentSession, Deadline deadline, boolean wait,
 			Interrupts interrupts) throws InterruptedException {
@@ -146,10 +162,11 @@ final class ReadWriteEntry extends TableEntry {
 						return Join.CLOSED;
 					}
 					boolean covered = this.readLease != null || this.writeLease != null;
-					// As for a hand-off: only a node known held on the client's session is joined
-					boolean joinable = reentrant || (isHeldOn(this.readLease, currentSession)
-							|| isHeldOn(this.writeLease, currentSession))
-							&& (!this.remoteWaiting || this.joinsWhileRemoteWaiting < maxJoins);
+					// As for a hand-off: only a node known held on the client's session
+					// is joined
+					boolean joinable = reentrant
+							|| (isHeldOn(this.readLease, currentSession) || isHeldOn(this.writeLease, currentSession))
+									&& (!this.remoteWaiting || this.joinsWhileRemoteWaiting < maxJoins);
 					if (covered && joinable) {
 						if (this.remoteWaiting && !reentrant) {
 							this.joinsWhileRemoteWaiting++;
@@ -255,7 +272,8 @@ final class ReadWriteEntry extends TableEntry {
 				}
 				Lease write = this.writeLease;
 				if (write != null && this.writer == null) {
-					// Kept after a downgrade for the reads that followed it: they are done
+					// Kept after a downgrade for the reads that followed it: they are
+					// done
 					this.writeLease = null;
 					delete = reaper.delete(write.nodePath());
 				}
@@ -294,8 +312,8 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	/**
-	 * End the outermost write hold. Reads the writer took meanwhile keep its node: it covers
-	 * them until the last of them ends.
+	 * End the outermost write hold. Reads the writer took meanwhile keep its node: it
+	 * covers them until the last of them ends.
 	 * @return the writer's lease, and its delete if one was sent
 	 */
 	Release leaveWrite(NodeReaper reaper) {
@@ -320,8 +338,8 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	/**
-	 * The lease behind the current thread's hold: the write node for the writer, else the node
-	 * covering the reads.
+	 * The lease behind the current thread's hold: the write node for the writer, else the
+	 * node covering the reads.
 	 */
 	@Nullable Lease leaseOf(boolean write) {
 		Lease write0 = this.writeLease;
@@ -433,6 +451,7 @@ final class ReadWriteEntry extends TableEntry {
 
 	/**
 	 * What ending a hold did.
+	 *
 	 * @param lease the lease that backed the hold, if any
 	 * @param delete the first try to delete the node, if the hold was the last it covered
 	 */

@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Revocation as Curator does it ({@code Revoker.attemptRevoke}, {@code makeRevocable}): whoever
- * wants a lock back writes {@code __REVOKE__} into the holder's node; a holder that opted in
- * watches its node's data and is told. It is a request: the holder decides when to release.
+ * Revocation as Curator does it ({@code Revoker.attemptRevoke}, {@code makeRevocable}):
+ * whoever wants a lock back writes {@code __REVOKE__} into the holder's node; a holder
+ * that opted in watches its node's data and is told. It is a request: the holder decides
+ * when to release.
  */
 final class Revocations {
 
@@ -42,8 +43,9 @@ final class Revocations {
 	}
 
 	/**
-	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the lease's node is
-	 * requested; the first listener of a lease arms a watch on the node's data (one read).
+	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the lease's
+	 * node is requested; the first listener of a lease arms a watch on the node's data
+	 * (one read).
 	 */
 	void listen(Lease lease, Object holder, Runnable listener) {
 		if (lease.addRevocationListener(holder, safely(listener))) {
@@ -63,16 +65,16 @@ final class Revocations {
 	}
 
 	/**
-	 * The connection changed: read again every node watched, since a read that failed with the
-	 * connection left no watch behind.
+	 * The connection changed: read again every node watched, since a read that failed
+	 * with the connection left no watch behind.
 	 */
 	void reconnected() {
 		this.watched.values().forEach(this::read);
 	}
 
 	/**
-	 * The children of a lock path that hold, as each node's recipe says: the first mutex or
-	 * write node, or the read nodes ahead of any write node, Curator's alike.
+	 * The children of a lock path that hold, as each node's recipe says: the first mutex
+	 * or write node, or the read nodes ahead of any write node, Curator's alike.
 	 * @param children the children, in any order
 	 * @return the names of the holding nodes
 	 */

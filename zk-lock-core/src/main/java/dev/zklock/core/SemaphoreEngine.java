@@ -10,11 +10,12 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * Acquire and release for semaphores, node for node as Curator's {@code InterProcessSemaphoreV2}:
- * under the semaphore's path, a guard mutex at {@code locks} and the leases at {@code leases}. A
- * caller takes the guard (through the mutex engine, so this JVM's callers queue locally behind
- * one guard node), adds its lease, waits while too many leases are ahead of it, and lets go of
- * the guard. Each lease is its own ephemeral node, so Curator counts it.
+ * Acquire and release for semaphores, node for node as Curator's
+ * {@code InterProcessSemaphoreV2}: under the semaphore's path, a guard mutex at
+ * {@code locks} and the leases at {@code leases}. A caller takes the guard (through the
+ * mutex engine, so this JVM's callers queue locally behind one guard node), adds its
+ * lease, waits while too many leases are ahead of it, and lets go of the guard. Each
+ * lease is its own ephemeral node, so Curator counts it.
  */
 final class SemaphoreEngine {
 
@@ -37,8 +38,8 @@ final class SemaphoreEngine {
 
 	ZkSemaphore obtain(String key, String path, int permits) {
 		if (permits < 1) {
-			throw new IllegalArgumentException("A semaphore needs at least 1 permit, but '" + key + "' was given "
-					+ permits);
+			throw new IllegalArgumentException(
+					"A semaphore needs at least 1 permit, but '" + key + "' was given " + permits);
 		}
 		return new DefaultZkSemaphore(this, key, path, permits);
 	}
@@ -85,8 +86,8 @@ final class SemaphoreEngine {
 	}
 
 	/**
-	 * Let go of the guard. A guard lost with its session is no failure of the lease: a lease
-	 * holds by its own place among the leases, which only ever grow behind it.
+	 * Let go of the guard. A guard lost with its session is no failure of the lease: a
+	 * lease holds by its own place among the leases, which only ever grow behind it.
 	 */
 	private void releaseGuard(String guardPath, Object guard) {
 		LockEntry held = this.mutex.entry(guardPath);

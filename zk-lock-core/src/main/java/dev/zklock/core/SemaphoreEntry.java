@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * This JVM's state for one semaphore path: the leases it holds, each its own node, as Curator
- * counts them, and how many of its callers wait for one.
+ * This JVM's state for one semaphore path: the leases it holds, each its own node, as
+ * Curator counts them, and how many of its callers wait for one.
  */
 final class SemaphoreEntry extends TableEntry {
 

@@ -3,8 +3,8 @@ package dev.zklock.core;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A lease on one permit of a semaphore: its own node among the semaphore's leases, released by
- * any thread, once.
+ * A lease on one permit of a semaphore: its own node among the semaphore's leases,
+ * released by any thread, once.
  */
 final class SemaphoreLease implements ZkLease {
 

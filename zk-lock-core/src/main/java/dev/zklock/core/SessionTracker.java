@@ -14,15 +14,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the Curator client's connection and session, and moves every lease this JVM holds to
- * the state that follows from them: {@code SUSPENDED} makes a lease {@link LeaseState#UNCERTAIN},
- * the loss of the lease's session makes it {@link LeaseState#LOST}, a reconnect on the same
- * session makes it {@link LeaseState#HELD} again.
+ * Follows the Curator client's connection and session, and moves every lease this JVM
+ * holds to the state that follows from them: {@code SUSPENDED} makes a lease
+ * {@link LeaseState#UNCERTAIN}, the loss of the lease's session makes it
+ * {@link LeaseState#LOST}, a reconnect on the same session makes it
+ * {@link LeaseState#HELD} again.
  *
- * <p>The state changes first, then listeners are told: a listener cannot delay or stop it. A
- * lease is published in its entry by {@link #publish}, under the same lock as the events are
- * applied, so that no lease misses an event that came between the reply that granted it and its
- * publication, and no lease of a session already gone is handed out at all.
+ * <p>
+ * The state changes first, then listeners are told: a listener cannot delay or stop it. A
+ * lease is published in its entry by {@link #publish}, under the same lock as the events
+ * are applied, so that no lease misses an event that came between the reply that granted
+ * it and its publication, and no lease of a session already gone is handed out at all.
  */
 final class SessionTracker implements ConnectionStateListener {
 
@@ -54,7 +56,8 @@ final class SessionTracker implements ConnectionStateListener {
 		this.listeners = listeners;
 		this.lock.lock();
 		try {
-			// Listen first, then read: an event in between waits for the lock and is applied after
+			// Listen first, then read: an event in between waits for the lock and is
+			// applied after
 			client.getConnectionStateListenable().addListener(this);
 			boolean connected = client.getZookeeperClient().isConnected();
 			this.status = new ConnectionStatus(connected ? ConnectionState.CONNECTED : null, Instant.now());
@@ -83,7 +86,8 @@ final class SessionTracker implements ConnectionStateListener {
 		try {
 			this.status = new ConnectionStatus(state, Instant.now());
 			if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
-				// 0 if the handle cannot be had: then nothing is concluded about any lease
+				// 0 if the handle cannot be had: then nothing is concluded about any
+				// lease
 				this.connectedSession = this.ops.sessionId();
 			}
 			else if (state == ConnectionState.LOST) {
@@ -106,10 +110,10 @@ final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Publish a lease just granted by ZooKeeper, by running {@code install}, unless its session is
-	 * gone already: the client moved to another session since the reply, or Curator reported
-	 * the session lost. A lease published while the connection is suspended starts
-	 * {@link LeaseState#UNCERTAIN}.
+	 * Publish a lease just granted by ZooKeeper, by running {@code install}, unless its
+	 * session is gone already: the client moved to another session since the reply, or
+	 * Curator reported the session lost. A lease published while the connection is
+	 * suspended starts {@link LeaseState#UNCERTAIN}.
 	 * @return whether the lease was published; if not, the caller owns its node still
 	 */
 	boolean publish(TableEntry entry, Lease lease, Runnable install) {

@@ -4,9 +4,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or lease
- * holds or waits: counted in by each of them, retired by the last one out. It is also what a
- * {@link ZkParticipant} acquires a node for.
+ * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or
+ * lease holds or waits: counted in by each of them, retired by the last one out. It is
+ * also what a {@link ZkParticipant} acquires a node for.
  */
 abstract class TableEntry {
 
@@ -15,8 +15,8 @@ abstract class TableEntry {
 	private final String path;
 
 	/**
-	 * Threads and leases inside acquire or holding; -1 once the entry has left the table, after
-	 * which it is never used again.
+	 * Threads and leases inside acquire or holding; -1 once the entry has left the table,
+	 * after which it is never used again.
 	 */
 	private final AtomicInteger refs = new AtomicInteger(1);
 
@@ -49,8 +49,8 @@ abstract class TableEntry {
 	}
 
 	/**
-	 * Count one user less; returns whether that was the last one and the entry is now retired,
-	 * so the caller must remove it from the table.
+	 * Count one user less; returns whether that was the last one and the entry is now
+	 * retired, so the caller must remove it from the table.
 	 */
 	final boolean releaseAndRetire() {
 		return this.refs.decrementAndGet() == 0 && isIdle() && this.refs.compareAndSet(0, -1);
@@ -82,9 +82,9 @@ abstract class TableEntry {
 	abstract void forEachLease(Consumer<Lease> action);
 
 	/**
-	 * Told when a node of this entry, holding, is seen to have a participant of another JVM
-	 * waiting behind it (by the child list read when it was granted, or by the child watch on
-	 * the lock path), so that local hand-offs and joins make way for it.
+	 * Told when a node of this entry, holding, is seen to have a participant of another
+	 * JVM waiting behind it (by the child list read when it was granted, or by the child
+	 * watch on the lock path), so that local hand-offs and joins make way for it.
 	 */
 	abstract void noteRemoteWaiter();
 

@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link java.util.concurrent.locks.Lock} protocol of every lock held by a thread, mapped
- * onto one engine call: reentry first, then an acquisition under a deadline that either waits
- * for other holders or makes one attempt, with interrupts deferred or thrown as each method's
- * contract says.
+ * The {@link java.util.concurrent.locks.Lock} protocol of every lock held by a thread,
+ * mapped onto one engine call: reentry first, then an acquisition under a deadline that
+ * either waits for other holders or makes one attempt, with interrupts deferred or thrown
+ * as each method's contract says.
  */
 abstract class ThreadOwnedLock implements ZkLock {
 
@@ -41,8 +41,9 @@ abstract class ThreadOwnedLock implements ZkLock {
 	abstract boolean reenter();
 
 	/**
-	 * Refuse to count one more hold on a lease that was lost: another participant may hold the
-	 * lock now, and the reentrant path asks ZooKeeper nothing that would tell the caller.
+	 * Refuse to count one more hold on a lease that was lost: another participant may
+	 * hold the lock now, and the reentrant path asks ZooKeeper nothing that would tell
+	 * the caller.
 	 */
 	final void checkNotLost(@Nullable Lease lease) {
 		if (lease != null && lease.state() == LeaseState.LOST) {
@@ -196,7 +197,8 @@ abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	private boolean failedAttempt(AcquireFailure ex, Duration wait) {
-		if (ex.reason() == LockAcquisitionException.Reason.ERROR || ex.reason() == LockAcquisitionException.Reason.CLOSED) {
+		if (ex.reason() == LockAcquisitionException.Reason.ERROR
+				|| ex.reason() == LockAcquisitionException.Reason.CLOSED) {
 			throw ex.toException(this.key, this.path, wait);
 		}
 		return false;

@@ -1,10 +1,10 @@
 package dev.zklock.core;
 
 /**
- * A lock hold that belongs to no thread: acquired by one thread and released by any, for example
- * by the thread that completes an asynchronous method. Obtained from
- * {@link ZkLockRegistry#acquireLease(String, java.time.Duration)}. Not reentrant: a second lease
- * on the same key waits for this one.
+ * A lock hold that belongs to no thread: acquired by one thread and released by any, for
+ * example by the thread that completes an asynchronous method. Obtained from
+ * {@link ZkLockRegistry#acquireLease(String, java.time.Duration)}. Not reentrant: a
+ * second lease on the same key waits for this one.
  *
  * @author zk-lock
  */
@@ -36,8 +36,8 @@ public interface ZkLease extends AutoCloseable {
 
 	/**
 	 * Release the lease, from any thread. Releasing twice is a no-op.
-	 * @throws LockLostException if the lease was lost while held and the registry's policy is
-	 * {@link LostLockPolicy#THROW}
+	 * @throws LockLostException if the lease was lost while held and the registry's
+	 * policy is {@link LostLockPolicy#THROW}
 	 */
 	void release();
 

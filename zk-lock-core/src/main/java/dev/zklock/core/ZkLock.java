@@ -7,25 +7,28 @@ import java.util.concurrent.locks.Lock;
 
 /**
  * A distributed, reentrant lock for one key, held by a thread. Obtained from
- * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its own, so it
- * may be obtained per call or kept.
+ * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its
+ * own, so it may be obtained per call or kept.
  *
- * <p>A thread that locks again a lock it holds counts one more hold, with no ZooKeeper request,
- * unless its lease was {@link LeaseState#LOST lost}: then every way of locking throws
- * {@link LockLostException}, since another participant may hold the lock now. The thread still
- * holds it locally and must unlock it as usual.
+ * <p>
+ * A thread that locks again a lock it holds counts one more hold, with no ZooKeeper
+ * request, unless its lease was {@link LeaseState#LOST lost}: then every way of locking
+ * throws {@link LockLostException}, since another participant may hold the lock now. The
+ * thread still holds it locally and must unlock it as usual.
  *
- * <p>The usual {@link Lock} contract applies: {@code unlock()} must be called by the thread that
- * locked, once per successful lock. {@link #tryLock(long, TimeUnit)} returns {@code false}
- * within about its wait, also while ZooKeeper is unreachable. {@link #newCondition()} is not
- * supported.
+ * <p>
+ * The usual {@link Lock} contract applies: {@code unlock()} must be called by the thread
+ * that locked, once per successful lock. {@link #tryLock(long, TimeUnit)} returns
+ * {@code false} within about its wait, also while ZooKeeper is unreachable.
+ * {@link #newCondition()} is not supported.
  *
  * @author zk-lock
  */
 public interface ZkLock extends Lock {
 
 	/**
-	 * Acquire the lock, waiting at most {@code wait}; {@link Duration#ZERO} makes one attempt.
+	 * Acquire the lock, waiting at most {@code wait}; {@link Duration#ZERO} makes one
+	 * attempt.
 	 * @param wait the longest time to wait
 	 * @throws LockAcquisitionException if the lock was not acquired, naming the reason
 	 */
@@ -35,7 +38,8 @@ public interface ZkLock extends Lock {
 	 * Release the lock.
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 * @throws LockLostException if the lease was lost while held and the registry's
-	 * {@link LostLockPolicy} is {@link LostLockPolicy#THROW}; the lock is released all the same
+	 * {@link LostLockPolicy} is {@link LostLockPolicy#THROW}; the lock is released all
+	 * the same
 	 */
 	@Override
 	void unlock();
@@ -47,9 +51,10 @@ public interface ZkLock extends Lock {
 	boolean isHeldByCurrentThread();
 
 	/**
-	 * Return the fencing token of the current hold: the creation zxid of the ZooKeeper node that
-	 * backs it. It strictly increases between holders in different JVMs or sessions; threads of
-	 * one JVM that receive the lock by local hand-off share the token of the node they share.
+	 * Return the fencing token of the current hold: the creation zxid of the ZooKeeper
+	 * node that backs it. It strictly increases between holders in different JVMs or
+	 * sessions; threads of one JVM that receive the lock by local hand-off share the
+	 * token of the node they share.
 	 * @return the fencing token
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
@@ -66,29 +71,29 @@ public interface ZkLock extends Lock {
 	 * Ask to be told when someone requests that this hold be given up: through
 	 * {@link ZkLockRegistry#requestRevocation(String)}, or Curator's
 	 * {@code Revoker.attemptRevoke} on this JVM's node, both of which write Curator's
-	 * {@code __REVOKE__} into it. The first call of a hold arms a watch on the node (one read).
-	 * The listener runs once, on a ZooKeeper event thread, and must not block; it is forgotten
-	 * when the current thread's hold ends. A request asks; it takes nothing away: the lock stays
-	 * held until released.
+	 * {@code __REVOKE__} into it. The first call of a hold arms a watch on the node (one
+	 * read). The listener runs once, on a ZooKeeper event thread, and must not block; it
+	 * is forgotten when the current thread's hold ends. A request asks; it takes nothing
+	 * away: the lock stays held until released.
 	 * @param listener what to run when revocation is requested, at once if it was already
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	void onRevocationRequested(Runnable listener);
 
 	/**
-	 * Return whether revocation of the current hold was requested and this JVM knows it: only
-	 * once {@link #onRevocationRequested} armed the watch.
+	 * Return whether revocation of the current hold was requested and this JVM knows it:
+	 * only once {@link #onRevocationRequested} armed the watch.
 	 * @return whether revocation was requested
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	boolean isRevocationRequested();
 
 	/**
-	 * Hand this thread's hold to a {@link ZkLease} that any thread may release: for work that
-	 * goes on after the calling method returns, such as a {@code CompletableFuture} or a reactive
-	 * stream. The lock stays held throughout; from now on the lease holds it and the thread does
-	 * not. Only an outermost hold can be handed over: the work could not give back the holds of
-	 * the callers further up.
+	 * Hand this thread's hold to a {@link ZkLease} that any thread may release: for work
+	 * that goes on after the calling method returns, such as a {@code CompletableFuture}
+	 * or a reactive stream. The lock stays held throughout; from now on the lease holds
+	 * it and the thread does not. Only an outermost hold can be handed over: the work
+	 * could not give back the holds of the callers further up.
 	 * @return the lease now holding the lock
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 * @throws IllegalStateException if the current thread holds it more than once
@@ -102,8 +107,8 @@ public interface ZkLock extends Lock {
 	String key();
 
 	/**
-	 * Return the ZooKeeper path of the lock, relative to the client's namespace, as a plain
-	 * Curator {@code InterProcessMutex} would be given it.
+	 * Return the ZooKeeper path of the lock, relative to the client's namespace, as a
+	 * plain Curator {@code InterProcessMutex} would be given it.
 	 * @return the path
 	 */
 	String path();

@@ -3,15 +3,17 @@ package dev.zklock.core;
 import org.apache.curator.framework.state.ConnectionState;
 
 /**
- * Callback for what happens to the locks of a {@link ZkLockRegistry}. Called on ZooKeeper's event
- * thread or the releasing thread: implementations must return quickly and never block.
+ * Callback for what happens to the locks of a {@link ZkLockRegistry}. Called on
+ * ZooKeeper's event thread or the releasing thread: implementations must return quickly
+ * and never block.
  *
  * @author zk-lock
  */
 public interface ZkLockListener {
 
 	/**
-	 * Called when a held lease changes state, for example when the connection is suspended.
+	 * Called when a held lease changes state, for example when the connection is
+	 * suspended.
 	 * @param key the lock key
 	 * @param path the ZooKeeper path of the lock
 	 * @param state the new state

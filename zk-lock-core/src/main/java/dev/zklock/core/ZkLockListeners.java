@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listeners of a registry. Each is told in turn and on its own: one that throws is logged and
- * the others are still told, and the engine has already changed its own state before any is
- * called, so no listener can stop the engine from tracking its leases.
+ * The listeners of a registry. Each is told in turn and on its own: one that throws is
+ * logged and the others are still told, and the engine has already changed its own state
+ * before any is called, so no listener can stop the engine from tracking its leases.
  */
 final class ZkLockListeners {
 
@@ -41,8 +41,8 @@ final class ZkLockListeners {
 				throw ex;
 			}
 			catch (Throwable ex) {
-				logger.warn("ZkLockListener {} threw while being told that {}; the lock state is not affected", listener,
-						description, ex);
+				logger.warn("ZkLockListener {} threw while being told that {}; the lock state is not affected",
+						listener, description, ex);
 			}
 		}
 	}

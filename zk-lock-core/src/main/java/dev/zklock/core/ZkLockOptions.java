@@ -8,17 +8,20 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
 /**
- * Options of a {@link ZkLockRegistry}. Immutable; start from {@link #defaults()} and change what
- * you need with the {@code with...} methods.
+ * Options of a {@link ZkLockRegistry}. Immutable; start from {@link #defaults()} and
+ * change what you need with the {@code with...} methods.
  *
- * @param rootPath the ZooKeeper path under which each key's lock lives, {@code /locks} by default
- * @param defaultWait how long {@link ZkLockRegistry#executeLocked} and the annotation wait when
- * no wait is given, 10 seconds by default
- * @param maxLocalHandoffs how many times a held node may be passed to the next local thread
- * while another JVM waits for it, 8 by default; 0 disables local hand-off altogether
+ * @param rootPath the ZooKeeper path under which each key's lock lives, {@code /locks} by
+ * default
+ * @param defaultWait how long {@link ZkLockRegistry#executeLocked} and the annotation
+ * wait when no wait is given, 10 seconds by default
+ * @param maxLocalHandoffs how many times a held node may be passed to the next local
+ * thread while another JVM waits for it, 8 by default; 0 disables local hand-off
+ * altogether
  * @param lostLockPolicy what {@code unlock()} does with a lease lost while held
- * @param releaseTimeout how long {@code unlock()} waits for ZooKeeper to confirm the delete of
- * the lock node before it leaves the delete to the background, 5 seconds by default
+ * @param releaseTimeout how long {@code unlock()} waits for ZooKeeper to confirm the
+ * delete of the lock node before it leaves the delete to the background, 5 seconds by
+ * default
  * @param acl the ACL of the nodes the engine creates; open by default, creator-only
  * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
  * @author zk-lock

@@ -16,18 +16,22 @@ import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease leases} for
- * keys, all backed by one {@link CuratorFramework} client that the caller owns and starts.
+ * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease
+ * leases} for keys, all backed by one {@link CuratorFramework} client that the caller
+ * owns and starts.
  *
- * <p>The lock for key {@code K} lives at {@code <rootPath>/K}. Inside one JVM, threads that want
- * the same key queue locally, first come first served; only the head of that queue has a node in
- * ZooKeeper, so a lock path has one child per JVM, whatever the number of threads. When the holder
- * releases and another local thread waits, the node passes to that thread with no ZooKeeper
- * round trip, unless another JVM is waiting and the node has already been passed on
- * {@link ZkLockOptions#maxLocalHandoffs()} times since; then it is deleted and the remote waiter
- * goes first.
+ * <p>
+ * The lock for key {@code K} lives at {@code <rootPath>/K}. Inside one JVM, threads that
+ * want the same key queue locally, first come first served; only the head of that queue
+ * has a node in ZooKeeper, so a lock path has one child per JVM, whatever the number of
+ * threads. When the holder releases and another local thread waits, the node passes to
+ * that thread with no ZooKeeper round trip, unless another JVM is waiting and the node
+ * has already been passed on {@link ZkLockOptions#maxLocalHandoffs()} times since; then
+ * it is deleted and the remote waiter goes first.
  *
- * <p>A key leaves the registry's memory as soon as nobody holds or waits for it. Thread safe.
+ * <p>
+ * A key leaves the registry's memory as soon as nobody holds or waits for it. Thread
+ * safe.
  *
  * @author zk-lock
  */
@@ -81,12 +85,13 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	/**
 	 * Return a read/write lock for a key, wire-compatible with Curator's
-	 * {@code InterProcessReadWriteLock} on the same path: any number of readers, across JVMs, hold
-	 * the read side together; a writer holds the write side alone. Threads of this JVM that read
-	 * share one read node. Each side is a reentrant {@link ZkLock} held by a thread; a writer may
-	 * also take the read side (downgrade), a reader may not take the write side (upgrade), which
-	 * fails at once with {@link IllegalStateException}, since two readers upgrading would wait
-	 * for each other forever. A key is either a mutex or a read/write lock: the two recipes do not
+	 * {@code InterProcessReadWriteLock} on the same path: any number of readers, across
+	 * JVMs, hold the read side together; a writer holds the write side alone. Threads of
+	 * this JVM that read share one read node. Each side is a reentrant {@link ZkLock}
+	 * held by a thread; a writer may also take the read side (downgrade), a reader may
+	 * not take the write side (upgrade), which fails at once with
+	 * {@link IllegalStateException}, since two readers upgrading would wait for each
+	 * other forever. A key is either a mutex or a read/write lock: the two recipes do not
 	 * exclude each other.
 	 * @param key the key, one ZooKeeper path segment (see {@link LockPaths#validateKey})
 	 * @return the read/write lock
@@ -98,23 +103,24 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	/**
 	 * Return a counting semaphore for a key, wire-compatible with Curator's
-	 * {@code InterProcessSemaphoreV2} on the same path: at most {@code permits} leases at once,
-	 * across JVMs and Curator processes that use the same number.
+	 * {@code InterProcessSemaphoreV2} on the same path: at most {@code permits} leases at
+	 * once, across JVMs and Curator processes that use the same number.
 	 * @param key the key, one ZooKeeper path segment (see {@link LockPaths#validateKey})
 	 * @param permits the number of permits, at least 1
 	 * @return the semaphore
-	 * @throws IllegalArgumentException if the key cannot be a lock key or permits is below 1
+	 * @throws IllegalArgumentException if the key cannot be a lock key or permits is
+	 * below 1
 	 */
 	public ZkSemaphore obtainSemaphore(String key, int permits) {
 		return this.semaphores.obtain(key, lockPath(key), permits);
 	}
 
 	/**
-	 * Return one lock for several keys: taken in the keys' natural order (the same in every JVM,
-	 * so that callers locking overlapping sets cannot deadlock one another), under one deadline,
-	 * all or nothing, and released in reverse order. Duplicate keys count once; each key is
-	 * reentrant on its own. A lock on several keys has no single fencing token: read each key's
-	 * through {@link #obtain}.
+	 * Return one lock for several keys: taken in the keys' natural order (the same in
+	 * every JVM, so that callers locking overlapping sets cannot deadlock one another),
+	 * under one deadline, all or nothing, and released in reverse order. Duplicate keys
+	 * count once; each key is reentrant on its own. A lock on several keys has no single
+	 * fencing token: read each key's through {@link #obtain}.
 	 * @param keys the keys, at least one
 	 * @return the lock; for a single distinct key, the same as {@link #obtain}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
@@ -128,10 +134,10 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return one read/write lock for several keys: each side takes that side of every key's
-	 * read/write lock in the keys' natural order (the same in every JVM), under one deadline, all
-	 * or nothing, and releases them in reverse order, as {@link #obtainAll} does for exclusive
-	 * locks. Neither side can be handed to a lease.
+	 * Return one read/write lock for several keys: each side takes that side of every
+	 * key's read/write lock in the keys' natural order (the same in every JVM), under one
+	 * deadline, all or nothing, and releases them in reverse order, as {@link #obtainAll}
+	 * does for exclusive locks. Neither side can be handed to a lease.
 	 * @param keys the keys, at least one
 	 * @return the lock; for a single distinct key, the same as {@link #obtainReadWrite}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
@@ -252,9 +258,9 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Register a listener for lease state changes and hand-offs. A listener that throws is
-	 * logged; it cannot keep the others from being told, nor the engine from tracking its
-	 * leases.
+	 * Register a listener for lease state changes and hand-offs. A listener that throws
+	 * is logged; it cannot keep the others from being told, nor the engine from tracking
+	 * its leases.
 	 * @param listener the listener
 	 */
 	public void addListener(ZkLockListener listener) {
@@ -322,8 +328,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return how many threads and leases of this JVM wait for a lock right now, in the local
-	 * queue or for ZooKeeper.
+	 * Return how many threads and leases of this JVM wait for a lock right now, in the
+	 * local queue or for ZooKeeper.
 	 * @return the number of waiters
 	 */
 	public int waitingCount() {
@@ -343,9 +349,9 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue order:
-	 * the first holds the lock. Reads ZooKeeper: the child list, then every child at once; the
-	 * whole read is bounded by the client's connection timeout.
+	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue
+	 * order: the first holds the lock. Reads ZooKeeper: the child list, then every child
+	 * at once; the whole read is bounded by the client's connection timeout.
 	 * @param key the key
 	 * @return the participants, empty if none
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
@@ -356,7 +362,8 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 		List<String> children;
 		try {
-			children = ZkParticipant.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
+			children = ZkParticipant
+				.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
@@ -381,12 +388,12 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Ask whoever holds a key's lock, in any JVM, to give it up: write Curator's revocation
-	 * request ({@code __REVOKE__}, as {@code Revoker.attemptRevoke} does) into every node that
-	 * holds it: the mutex holder's, the writer's, or every reader's. A holder that asked to be
-	 * told ({@link ZkLock#onRevocationRequested}, Curator's {@code makeRevocable}) is told; the
-	 * others are not, and nothing is taken from anyone: it is a request. Semaphore leases are
-	 * not revoked this way.
+	 * Ask whoever holds a key's lock, in any JVM, to give it up: write Curator's
+	 * revocation request ({@code __REVOKE__}, as {@code Revoker.attemptRevoke} does) into
+	 * every node that holds it: the mutex holder's, the writer's, or every reader's. A
+	 * holder that asked to be told ({@link ZkLock#onRevocationRequested}, Curator's
+	 * {@code makeRevocable}) is told; the others are not, and nothing is taken from
+	 * anyone: it is a request. Semaphore leases are not revoked this way.
 	 * @param key the key
 	 * @return the nodes asked, empty if nobody holds the lock
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
@@ -413,15 +420,15 @@ public class ZkLockRegistry implements AutoCloseable {
 		return asked;
 	}
 
-	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what, String key, String path)
-			throws Exception {
+	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what,
+			String key, String path) throws Exception {
 		try {
 			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new TimeoutException("ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs()
-					+ " ms when " + what + " lock '" + key + "' (" + path + "), connect string "
-					+ this.engine.ops.connectString());
+			throw new TimeoutException(
+					"ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs() + " ms when " + what
+							+ " lock '" + key + "' (" + path + "), connect string " + this.engine.ops.connectString());
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = NodeReaper.unwrap(ex);
@@ -438,12 +445,13 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Stop handing out locks: later calls to {@link #obtain} and {@link #acquireLease} throw
-	 * {@link IllegalStateException}, and threads still waiting for a lock of this registry fail
-	 * with {@link LockAcquisitionException.Reason#CLOSED}. Locks held at this moment stay held
-	 * until released, and are tracked as before: their lease state follows the session, and
-	 * their nodes are deleted when released, retried on reconnect if need be. The registry lets go
-	 * of the client once the last of them is released; the client itself is not closed.
+	 * Stop handing out locks: later calls to {@link #obtain} and {@link #acquireLease}
+	 * throw {@link IllegalStateException}, and threads still waiting for a lock of this
+	 * registry fail with {@link LockAcquisitionException.Reason#CLOSED}. Locks held at
+	 * this moment stay held until released, and are tracked as before: their lease state
+	 * follows the session, and their nodes are deleted when released, retried on
+	 * reconnect if need be. The registry lets go of the client once the last of them is
+	 * released; the client itself is not closed.
 	 */
 	@Override
 	public void close() {

@@ -14,10 +14,11 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The few ZooKeeper requests the engine makes, sent asynchronously on the Curator client's
- * current ZooKeeper handle. The engine goes below Curator's foreground API on purpose: Curator
- * retries a broken connection inside one call for longer than a caller's wait, and the engine
- * must hold every wait to its bound and know exactly which nodes it created.
+ * The few ZooKeeper requests the engine makes, sent asynchronously on the Curator
+ * client's current ZooKeeper handle. The engine goes below Curator's foreground API on
+ * purpose: Curator retries a broken connection inside one call for longer than a caller's
+ * wait, and the engine must hold every wait to its bound and know exactly which nodes it
+ * created.
  */
 final class ZkOps {
 
@@ -49,8 +50,8 @@ final class ZkOps {
 	}
 
 	/**
-	 * The session of the client's current ZooKeeper handle; 0 while it has none yet, or if the
-	 * handle cannot be had.
+	 * The session of the client's current ZooKeeper handle; 0 while it has none yet, or
+	 * if the handle cannot be had.
 	 */
 	long sessionId() {
 		try {
@@ -83,15 +84,14 @@ final class ZkOps {
 		CompletableFuture<Created> future = new CompletableFuture<>();
 		try {
 			String serverPath = serverPath(path);
-			zooKeeper().create(serverPath, this.participantData, this.acl,
-					mode, (rc, p, ctx, name, stat) -> {
-						if (rc == KeeperException.Code.OK.intValue()) {
-							future.complete(new Created(withoutNamespace(name), stat));
-						}
-						else {
-							future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-						}
-					}, null);
+			zooKeeper().create(serverPath, this.participantData, this.acl, mode, (rc, p, ctx, name, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(new Created(withoutNamespace(name), stat));
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
 		}
 		catch (Exception ex) {
 			future.completeExceptionally(ex);
@@ -100,14 +100,14 @@ final class ZkOps {
 	}
 
 	/**
-	 * Create a container node at a server path (namespace included); completes exceptionally
-	 * with {@code NodeExistsException} if it exists.
+	 * Create a container node at a server path (namespace included); completes
+	 * exceptionally with {@code NodeExistsException} if it exists.
 	 */
 	CompletableFuture<Void> createContainer(String serverPath) {
 		CompletableFuture<Void> future = new CompletableFuture<>();
 		try {
-			zooKeeper().create(serverPath, new byte[0], this.acl,
-					CreateMode.CONTAINER, (rc, p, ctx, name) -> complete(future, rc, serverPath, null), null);
+			zooKeeper().create(serverPath, new byte[0], this.acl, CreateMode.CONTAINER,
+					(rc, p, ctx, name) -> complete(future, rc, serverPath, null), null);
 		}
 		catch (Exception ex) {
 			future.completeExceptionally(ex);
@@ -152,9 +152,9 @@ final class ZkOps {
 	}
 
 	/**
-	 * Read a node through {@code getData}, leaving a watch on it; completes with {@code null}
-	 * if the node does not exist, and then leaves no watch (unlike {@code exists}, which would
-	 * leave one on a sequential name that never comes back).
+	 * Read a node through {@code getData}, leaving a watch on it; completes with
+	 * {@code null} if the node does not exist, and then leaves no watch (unlike
+	 * {@code exists}, which would leave one on a sequential name that never comes back).
 	 */
 	CompletableFuture<@Nullable NodeData> getData(String path, @Nullable Watcher watcher) {
 		CompletableFuture<@Nullable NodeData> future = new CompletableFuture<>();
@@ -178,8 +178,8 @@ final class ZkOps {
 	}
 
 	/**
-	 * Write a node's data, whatever its version; completes with {@code false} if the node does
-	 * not exist.
+	 * Write a node's data, whatever its version; completes with {@code false} if the node
+	 * does not exist.
 	 */
 	CompletableFuture<Boolean> setData(String path, byte[] data) {
 		CompletableFuture<Boolean> future = new CompletableFuture<>();
@@ -200,9 +200,10 @@ final class ZkOps {
 	}
 
 	/**
-	 * Bring the server this client talks to up to date with the leader, so that a read sent
-	 * after it sees every write the ensemble applied before it. Needed after a reconnect, which
-	 * may land on a server that has not yet applied a create this client sent before.
+	 * Bring the server this client talks to up to date with the leader, so that a read
+	 * sent after it sees every write the ensemble applied before it. Needed after a
+	 * reconnect, which may land on a server that has not yet applied a create this client
+	 * sent before.
 	 */
 	CompletableFuture<Void> sync(String path) {
 		CompletableFuture<Void> future = new CompletableFuture<>();

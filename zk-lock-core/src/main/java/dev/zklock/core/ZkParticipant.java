@@ -19,25 +19,28 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LockAcquisitionException.Reason;
 
 /**
- * One attempt of this JVM to become the holder of a key in ZooKeeper, made by the thread at the
- * head of the key's local queue, so that a lock path holds one node per JVM however many threads
- * wait.
+ * One attempt of this JVM to become the holder of a key in ZooKeeper, made by the thread
+ * at the head of the key's local queue, so that a lock path holds one node per JVM
+ * however many threads wait.
  *
- * <p>The recipe is Curator's {@code LockInternals}, node for node, so each recipe excludes its
- * Curator counterpart: a protected {@code EPHEMERAL_SEQUENTIAL} child
- * {@code _c_<uuid>-<lock name><seq>} under a container parent; the {@link LockDriver} names the
- * node and says, from the queue in sequence order, whether it holds or which node it waits
- * behind; only that node is watched. What differs from Curator is that every wait is held to the
- * caller's deadline, including waits for a lost connection, and that a node the attempt gives
- * up on is always deleted.
+ * <p>
+ * The recipe is Curator's {@code LockInternals}, node for node, so each recipe excludes
+ * its Curator counterpart: a protected {@code EPHEMERAL_SEQUENTIAL} child
+ * {@code _c_<uuid>-<lock name><seq>} under a container parent; the {@link LockDriver}
+ * names the node and says, from the queue in sequence order, whether it holds or which
+ * node it waits behind; only that node is watched. What differs from Curator is that
+ * every wait is held to the caller's deadline, including waits for a lost connection, and
+ * that a node the attempt gives up on is always deleted.
  *
- * <p>The attempt is a small state machine over what it knows of its own node ({@link Node}),
- * each state carrying what it knows: the create in flight, or the node's path and stat.
- * A create is {@link MaybeCreated} from the moment it is sent until a reply proves it
- * either way, and only a proof moves it on: a reply with the node, a definite refusal, or a
- * search (after a sync) that finds the node by its protection id and reads it. So every way out
- * of the attempt (success, timeout, interrupt, failure, close) knows whether it may own a node,
- * and {@link #abandon()} hands whatever it may own to the {@link NodeReaper}.
+ * <p>
+ * The attempt is a small state machine over what it knows of its own node ({@link Node}),
+ * each state carrying what it knows: the create in flight, or the node's path and stat. A
+ * create is {@link MaybeCreated} from the moment it is sent until a reply proves it
+ * either way, and only a proof moves it on: a reply with the node, a definite refusal, or
+ * a search (after a sync) that finds the node by its protection id and reads it. So every
+ * way out of the attempt (success, timeout, interrupt, failure, close) knows whether it
+ * may own a node, and {@link #abandon()} hands whatever it may own to the
+ * {@link NodeReaper}.
  */
 final class ZkParticipant {
 
@@ -104,7 +107,9 @@ final class ZkParticipant {
 
 	private @Nullable String lastHolder;
 
-	/** The data of {@link #lastHolder}'s node, {@code pid@host} for this engine, if read. */
+	/**
+	 * The data of {@link #lastHolder}'s node, {@code pid@host} for this engine, if read.
+	 */
 	private @Nullable String lastHolderOwner;
 
 	/** What the attempt waits for now: the reason given if the deadline passes. */
@@ -144,8 +149,8 @@ final class ZkParticipant {
 	/**
 	 * Acquire the key's lock in ZooKeeper.
 	 * @return the lease, held
-	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, the registry closed, or
-	 * (without waiting) the lock is held by another participant
+	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, the registry
+	 * closed, or (without waiting) the lock is held by another participant
 	 * @throws InterruptedException if interrupted and interruptible
 	 */
 	Lease acquire() throws AcquireFailure, InterruptedException {
@@ -169,8 +174,10 @@ final class ZkParticipant {
 			checkInterrupt();
 			try {
 				if (this.node instanceof Owned owned && !ownedBySession(owned.stat())) {
-					// The client moved to a new session while we waited: our node belongs to the
-					// old one, which is dead or dying, and can never be held through this client
+					// The client moved to a new session while we waited: our node belongs
+					// to the
+					// old one, which is dead or dying, and can never be held through this
+					// client
 					abandonAndRenew();
 				}
 				List<String> children;
@@ -196,13 +203,16 @@ final class ZkParticipant {
 				throw timedOut();
 			}
 			catch (KeeperException.NoNodeException ex) {
-				// The lock path is gone (never made, or reaped once empty), and our node with it
+				// The lock path is gone (never made, or reaped once empty), and our node
+				// with it
 				forgetNode();
 				this.parentMissing = true;
 			}
 			catch (KeeperException.SessionExpiredException ex) {
-				// The old session's nodes go with it on the server; if the expiry was declared by
-				// the client, the server may still have them for a while, so the reaper deletes them
+				// The old session's nodes go with it on the server; if the expiry was
+				// declared by
+				// the client, the server may still have them for a while, so the reaper
+				// deletes them
 				abandonAndRenew();
 				awaitConnected(ex);
 			}
@@ -230,9 +240,9 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Create our node and, in the same breath, ask for the children: one session's requests are
-	 * applied in order, so the list already holds our node, and the acquisition costs one round
-	 * trip instead of two.
+	 * Create our node and, in the same breath, ask for the children: one session's
+	 * requests are applied in order, so the list already holds our node, and the
+	 * acquisition costs one round trip instead of two.
 	 */
 	private List<String> create(String lockPath) throws Exception {
 		if (this.parentMissing) {
@@ -260,8 +270,8 @@ final class ZkParticipant {
 
 	/**
 	 * Find out whether a create whose reply was lost was applied: sync the server this
-	 * connection landed on with the leader, list the children, look for our protection id and
-	 * read the node found. Only a complete answer changes what we know.
+	 * connection landed on with the leader, list the children, look for our protection id
+	 * and read the node found. Only a complete answer changes what we know.
 	 */
 	private List<String> recover(String lockPath) throws Exception {
 		CompletableFuture<Void> synced = this.ops.sync(lockPath);
@@ -304,9 +314,9 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Hold the lock if the driver says our node holds; otherwise wait behind the node it names. Nodes carrying
-	 * our protection id other than our own are leftovers of creates whose replies were lost:
-	 * they are deleted and do not count.
+	 * Hold the lock if the driver says our node holds; otherwise wait behind the node it
+	 * names. Nodes carrying our protection id other than our own are leftovers of creates
+	 * whose replies were lost: they are deleted and do not count.
 	 * @param owned our node
 	 * @return the lease if we hold the lock, {@code null} to look again
 	 */
@@ -331,7 +341,8 @@ final class ZkParticipant {
 		int blocker = this.driver.blockerIndex(queue, index);
 		if (blocker == LockDriver.HOLDS) {
 			if (this.driver.othersWaitBehind(queue, index)) {
-				// Only ever raise it here: the child watch may already have raised it for a
+				// Only ever raise it here: the child watch may already have raised it for
+				// a
 				// participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
@@ -355,17 +366,19 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Wait until our predecessor changes (usually: is deleted), through the registry's one
-	 * watcher.
+	 * Wait until our predecessor changes (usually: is deleted), through the registry's
+	 * one watcher.
 	 */
 	private void awaitPredecessor(String predecessor, boolean predecessorHolds) throws Exception {
 		String serverPath = this.ops.serverPath(predecessor);
 		CompletableFuture<Void> changed = this.watches.expect(serverPath);
 		try {
-			ZkOps.NodeData read = awaitReply(this.ops.getData(predecessor, this.watches), "the read of our predecessor");
+			ZkOps.NodeData read = awaitReply(this.ops.getData(predecessor, this.watches),
+					"the read of our predecessor");
 			if (read != null) {
 				if (predecessorHolds) {
-					// The read that sets the watch tells who holds: naming them costs no round trip
+					// The read that sets the watch tells who holds: naming them costs no
+					// round trip
 					this.lastHolderOwner = owner(read.data());
 				}
 				try {
@@ -382,8 +395,8 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Wait until the child list differs from {@code seen}: registered first, then read again
-	 * with the watch, so that no change between the two reads goes unseen.
+	 * Wait until the child list differs from {@code seen}: registered first, then read
+	 * again with the watch, so that no change between the two reads goes unseen.
 	 */
 	private void awaitChildren(String lockPath, List<String> seen) throws Exception {
 		CompletableFuture<Void> changed = this.watches.expectChildren(this.ops.serverPath(lockPath));
@@ -400,11 +413,13 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * The holder, for the failure message: its node, and its owner when a read that was made
-	 * anyway told it. A one-attempt acquisition does not read it: that would lengthen the wait.
+	 * The holder, for the failure message: its node, and its owner when a read that was
+	 * made anyway told it. A one-attempt acquisition does not read it: that would
+	 * lengthen the wait.
 	 */
 	private String holderDetail() {
-		return "holder " + this.lastHolder + ((this.lastHolderOwner != null) ? ", owned by " + this.lastHolderOwner : "");
+		return "holder " + this.lastHolder
+				+ ((this.lastHolderOwner != null) ? ", owned by " + this.lastHolderOwner : "");
 	}
 
 	/**
@@ -427,8 +442,8 @@ final class ZkParticipant {
 
 	/**
 	 * Create the lock path and any missing parents as containers, deepest first, because
-	 * usually only the key's own node is missing. Works on server paths, so that a namespace's
-	 * own node is made too, as Curator would on first use.
+	 * usually only the key's own node is missing. Works on server paths, so that a
+	 * namespace's own node is made too, as Curator would on first use.
 	 */
 	private void createContainer(String serverPath) throws Exception {
 		try {
@@ -448,16 +463,16 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Whether a node of ours belongs to the session the client has now: only such a node can
-	 * be held through it.
+	 * Whether a node of ours belongs to the session the client has now: only such a node
+	 * can be held through it.
 	 */
 	private boolean ownedBySession(@Nullable Stat stat) {
 		return stat != null && stat.getEphemeralOwner() == this.ops.sessionId();
 	}
 
 	/**
-	 * Give whatever node we may own to the reaper and start over under a new protection id, as
-	 * after the loss of the session that owned it.
+	 * Give whatever node we may own to the reaper and start over under a new protection
+	 * id, as after the loss of the session that owned it.
 	 */
 	private void abandonAndRenew() {
 		abandon();
@@ -482,14 +497,16 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * Pause a little before trying again when the connection keeps failing at once, so that a
-	 * client that reports itself connected while every request fails cannot make us spin.
+	 * Pause a little before trying again when the connection keeps failing at once, so
+	 * that a client that reports itself connected while every request fails cannot make
+	 * us spin.
 	 */
 	private void backOff() throws AcquireFailure, InterruptedException {
 		if (this.connectionLosses < 2) {
 			return;
 		}
-		long pause = Math.min(MAX_BACK_OFF_NANOS, TimeUnit.MILLISECONDS.toNanos(5L << Math.min(this.connectionLosses, 8)));
+		long pause = Math.min(MAX_BACK_OFF_NANOS,
+				TimeUnit.MILLISECONDS.toNanos(5L << Math.min(this.connectionLosses, 8)));
 		long until = System.nanoTime() + Math.min(pause, Math.max(0, this.deadline.remainingNanos()));
 		long remaining;
 		while ((remaining = until - System.nanoTime()) > 0) {

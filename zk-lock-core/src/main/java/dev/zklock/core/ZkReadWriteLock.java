@@ -2,14 +2,17 @@ package dev.zklock.core;
 
 /**
  * A distributed read/write lock for one key, from
- * {@link ZkLockRegistry#obtainReadWrite(String)}: any number of readers hold it together, across
- * JVMs; a writer holds it alone. Wire-compatible with Curator's
- * {@code InterProcessReadWriteLock} on the same path, so both exclude each other as one lock.
+ * {@link ZkLockRegistry#obtainReadWrite(String)}: any number of readers hold it together,
+ * across JVMs; a writer holds it alone. Wire-compatible with Curator's
+ * {@code InterProcessReadWriteLock} on the same path, so both exclude each other as one
+ * lock.
  *
- * <p>Each side is a reentrant {@link ZkLock} held by a thread. The writer may take the read side
- * too (a downgrade: release the write side afterwards and keep reading); a reader may not take
- * the write side (an upgrade), which fails at once with {@link IllegalStateException} instead of
- * waiting for ever for its own read. Neither side can be handed to a {@link ZkLease}.
+ * <p>
+ * Each side is a reentrant {@link ZkLock} held by a thread. The writer may take the read
+ * side too (a downgrade: release the write side afterwards and keep reading); a reader
+ * may not take the write side (an upgrade), which fails at once with
+ * {@link IllegalStateException} instead of waiting for ever for its own read. Neither
+ * side can be handed to a {@link ZkLease}.
  *
  * @author zk-lock
  */
@@ -34,8 +37,8 @@ public interface ZkReadWriteLock {
 	String key();
 
 	/**
-	 * Return the ZooKeeper path of the lock, relative to the client's namespace, as a plain
-	 * Curator {@code InterProcessReadWriteLock} would be given it.
+	 * Return the ZooKeeper path of the lock, relative to the client's namespace, as a
+	 * plain Curator {@code InterProcessReadWriteLock} would be given it.
 	 * @return the path
 	 */
 	String path();

@@ -2,7 +2,8 @@
  * The zk-lock engine: a ZooKeeper lock with one participant per JVM per key, local FIFO
  * hand-off, fencing tokens and explicit session-loss states. No Spring dependency.
  *
- * <p>Start with {@link dev.zklock.core.ZkLockRegistry}.
+ * <p>
+ * Start with {@link dev.zklock.core.ZkLockRegistry}.
  */
 @NullMarked
 package dev.zklock.core;

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Starts a main class in a child JVM on this JVM's classpath, with its output in a file: how the
- * tests of every module put lock clients in real separate processes. Shared through this
- * module's test jar.
+ * Starts a main class in a child JVM on this JVM's classpath, with its output in a file:
+ * how the tests of every module put lock clients in real separate processes. Shared
+ * through this module's test jar.
  */
 public final class ChildJvm {
 
@@ -24,15 +24,16 @@ public final class ChildJvm {
 	 * @throws IOException if it cannot be started
 	 */
 	public static Process start(Class<?> mainClass, Path output, String... args) throws IOException {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), mainClass.getName()));
+		List<String> command = new ArrayList<>(
+				List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+						"-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), mainClass.getName()));
 		command.addAll(List.of(args));
 		return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
 	}
 
 	/**
-	 * Wait for child JVMs to exit with status 0, killing all of them if one does not end in time;
-	 * a failure message carries the child's output.
+	 * Wait for child JVMs to exit with status 0, killing all of them if one does not end
+	 * in time; a failure message carries the child's output.
 	 * @param processes the children
 	 * @param outputs their output files, in the same order
 	 * @param timeout how long to wait for each
@@ -47,7 +48,9 @@ public final class ChildJvm {
 				processes.forEach(Process::destroyForcibly);
 			}
 			String output = java.nio.file.Files.readString(outputs.get(i));
-			org.assertj.core.api.Assertions.assertThat(exited).as("JVM %d ended in time; output:%n%s", i, output).isTrue();
+			org.assertj.core.api.Assertions.assertThat(exited)
+				.as("JVM %d ended in time; output:%n%s", i, output)
+				.isTrue();
 			org.assertj.core.api.Assertions.assertThat(process.exitValue())
 				.as("JVM %d exit code; output:%n%s", i, output)
 				.isZero();

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Mutual exclusion across real JVMs: child processes on the test classpath contend for one key
- * and increment an unsynchronized counter in a file under the lock.
+ * Mutual exclusion across real JVMs: child processes on the test classpath contend for
+ * one key and increment an unsynchronized counter in a file under the lock.
  */
 @Timeout(180)
 class CrossProcessMutualExclusionTests {
@@ -75,8 +75,8 @@ class CrossProcessMutualExclusionTests {
 	private Process startWorker(String mode, String key, int threads, int iterations, Path counter, Path log, int index)
 			throws Exception {
 		return ChildJvm.start(LockWorkerMain.class, this.dir.resolve("worker-" + index + ".out"), mode,
-				this.zk.connectString(), key, Integer.toString(threads), Integer.toString(iterations), counter.toString(),
-				log.toString());
+				this.zk.connectString(), key, Integer.toString(threads), Integer.toString(iterations),
+				counter.toString(), log.toString());
 	}
 
 }

@@ -33,9 +33,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 
 /**
- * The engine under network faults made on demand by a {@link ZkFaultProxy} between one client
- * and a real ZooKeeper server: lost replies, refused connections, blackholes, late replies. Each
- * test pins one defect found by an adversarial review, so that it cannot come back.
+ * The engine under network faults made on demand by a {@link ZkFaultProxy} between one
+ * client and a real ZooKeeper server: lost replies, refused connections, blackholes, late
+ * replies. Each test pins one defect found by an adversarial review, so that it cannot
+ * come back.
  */
 @Timeout(90)
 class EngineFaultTests {
@@ -64,7 +65,8 @@ class EngineFaultTests {
 			this.zk.newClient().delete().forPath("/locks/first-use");
 		}
 		proxy.refuse(true);
-		Future<Long> timed = this.executor.submit(() -> lockAndReadToken(registry, "first-use", Duration.ofSeconds(30)));
+		Future<Long> timed = this.executor
+			.submit(() -> lockAndReadToken(registry, "first-use", Duration.ofSeconds(30)));
 		Future<Long> unbounded = this.executor.submit(() -> {
 			ZkLock lock = registry.obtain("first-use-unbounded");
 			lock.lock();
@@ -98,7 +100,8 @@ class EngineFaultTests {
 		try {
 			assertThat(proxy.rulesFired()).isTrue();
 			String ours = registry.localLocks().get(0).nodePath();
-			assertThat(this.zk.children("/locks/lost-reply")).containsExactly(ours.substring(ours.lastIndexOf('/') + 1));
+			assertThat(this.zk.children("/locks/lost-reply"))
+				.containsExactly(ours.substring(ours.lastIndexOf('/') + 1));
 		}
 		finally {
 			lock.unlock();
@@ -113,7 +116,8 @@ class EngineFaultTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
 		ZkLockRegistry other = this.zk.newRegistry();
-		// The key has been used before: its container exists, so the create succeeds on the server
+		// The key has been used before: its container exists, so the create succeeds on
+		// the server
 		lockAndReadToken(registry, "late-read", PATIENCE);
 		proxy.loseNextReplyTo(OpCode.create2);
 		proxy.delayNextReplyTo(OpCode.getData, Duration.ofSeconds(6));
@@ -154,17 +158,17 @@ class EngineFaultTests {
 		second.lock();
 		String log = capturingStandardError(() -> {
 			proxy.refuse(true);
-			eventually()
-				.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
-					.containsOnly(LeaseState.UNCERTAIN));
-			// Listeners are told after the state changed (and after the warning is logged), each in turn
+			eventually().untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
+				.containsOnly(LeaseState.UNCERTAIN));
+			// Listeners are told after the state changed (and after the warning is
+			// logged), each in turn
 			eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=UNCERTAIN", "tracked-2=UNCERTAIN"));
 		});
 		assertThat(log).contains("is UNCERTAIN after the ZooKeeper connection was SUSPENDED");
-		// The session expires while no connection is possible; another session takes the keys
-		eventually()
-			.untilAsserted(() -> assertThat(List.of(first.leaseState(), second.leaseState()))
-				.containsOnly(LeaseState.LOST));
+		// The session expires while no connection is possible; another session takes the
+		// keys
+		eventually().untilAsserted(
+				() -> assertThat(List.of(first.leaseState(), second.leaseState())).containsOnly(LeaseState.LOST));
 		assertThat(lockAndReadToken(other, "tracked-1", PATIENCE)).isPositive();
 		eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=LOST", "tracked-2=LOST"));
 		proxy.refuse(false);
@@ -220,7 +224,8 @@ class EngineFaultTests {
 		eventually().until(() -> this.zk.children("/locks/closing-remote").size() == 2);
 		registry.close();
 		for (Future<Long> waiter : List.of(localWaiter, remoteWaiter)) {
-			assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(LockAcquisitionException.class)
+			assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+				.hasCauseInstanceOf(LockAcquisitionException.class)
 				.cause()
 				.satisfies((ex) -> assertThat(((LockAcquisitionException) ex).getReason()).isEqualTo(Reason.CLOSED));
 		}
@@ -355,15 +360,18 @@ class EngineFaultTests {
 		for (String key : keys) {
 			eventually().until(() -> this.zk.children("/locks/" + key).size() == 2);
 		}
-		// Curator declares the session expired while the server still has it (as it does after
-		// a long disconnect) and moves to a new one, while the waiters have no request under
+		// Curator declares the session expired while the server still has it (as it does
+		// after
+		// a long disconnect) and moves to a new one, while the waiters have no request
+		// under
 		// way: their nodes belong to the old session, which the server ends only later
 		client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
 		eventually().until(() -> client.getZookeeperClient().isConnected()
 				&& client.getZookeeperClient().getZooKeeper().getSessionId() != oldSession);
 		held.forEach(ZkLock::unlock);
 		eventually().until(() -> registry.heldCount() == keys.size());
-		// Now the old session ends on the server too: its nodes go, and nobody else may get in
+		// Now the old session ends on the server too: its nodes go, and nobody else may
+		// get in
 		Thread.sleep(InProcessZooKeeper.SESSION_TIMEOUT.toMillis() + 1_000);
 		for (String key : keys) {
 			assertThat(third.obtain(key).tryLock(500, TimeUnit.MILLISECONDS)).as(key).isFalse();
@@ -396,7 +404,8 @@ class EngineFaultTests {
 		java.util.concurrent.CountDownLatch resending = new java.util.concurrent.CountDownLatch(1);
 		java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
 		synchronized (pending) {
-			// Stands for the resending thread being descheduled between taking the work and sending it
+			// Stands for the resending thread being descheduled between taking the work
+			// and sending it
 			pending.add(() -> {
 				resending.countDown();
 				try {
@@ -412,14 +421,14 @@ class EngineFaultTests {
 		assertThat(resending.await(20, TimeUnit.SECONDS)).isTrue();
 		proxy.refuse(true);
 		eventually().until(() -> !client.getZookeeperClient().getZooKeeper().getState().isConnected());
-		// The registry's last lock was released meanwhile: the reaper must not stop with work under way
+		// The registry's last lock was released meanwhile: the reaper must not stop with
+		// work under way
 		reaper.close();
 		proceed.countDown();
 		Thread.sleep(500);
 		proxy.refuse(false);
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/reaped")).isEmpty());
 	}
-
 
 	private static long lockAndReadToken(ZkLockRegistry registry, String key, Duration wait) {
 		ZkLock lock = registry.obtain(key);

@@ -18,9 +18,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import dev.zklock.core.faults.ZkFaultProxy;
 
 /**
- * A real in-process ZooKeeper server per test, with helpers for Curator clients that are closed
- * after the test. Each client is its own ZooKeeper session, which is what another JVM is to the
- * server. Shared with the other modules' tests through this module's test jar.
+ * A real in-process ZooKeeper server per test, with helpers for Curator clients that are
+ * closed after the test. Each client is its own ZooKeeper session, which is what another
+ * JVM is to the server. Shared with the other modules' tests through this module's test
+ * jar.
  */
 public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback {
 
@@ -36,7 +37,8 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	public void beforeEach(ExtensionContext context) throws Exception {
 		// No fsync per write: these tests measure the engine, not the disk
 		System.setProperty("zookeeper.forceSync", "no");
-		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20 ticks)
+		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20
+		// ticks)
 		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1);
 		this.server = new TestingServer(spec, true);
 	}
@@ -114,15 +116,16 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	}
 
 	/**
-	 * Awaitility, bounded for a loaded machine, polling on the test thread: the thread that holds
-	 * the locks whose state a test reads.
+	 * Awaitility, bounded for a loaded machine, polling on the test thread: the thread
+	 * that holds the locks whose state a test reads.
 	 */
 	public static ConditionFactory eventually() {
 		return Awaitility.await().atMost(Duration.ofSeconds(20)).pollInSameThread().pollInterval(Duration.ofMillis(20));
 	}
 
 	/**
-	 * The children of a path, empty if it does not exist, read by one raw client of the test.
+	 * The children of a path, empty if it does not exist, read by one raw client of the
+	 * test.
 	 */
 	public List<String> children(String path) throws Exception {
 		if (this.observer == null) {

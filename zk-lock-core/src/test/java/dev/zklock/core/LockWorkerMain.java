@@ -10,12 +10,14 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 
 /**
- * A lock client in its own JVM, started by the cross-process tests. Each of its threads takes
- * the lock {@code iterations} times and, under it, increments a number kept in a file without
- * any other synchronization, and appends its interval to a log: lost updates or overlapping
- * intervals mean two holders at once.
+ * A lock client in its own JVM, started by the cross-process tests. Each of its threads
+ * takes the lock {@code iterations} times and, under it, increments a number kept in a
+ * file without any other synchronization, and appends its interval to a log: lost updates
+ * or overlapping intervals mean two holders at once.
  *
- * <p>Arguments: {@code engine|curator connectString key threads iterations counterFile logFile}.
+ * <p>
+ * Arguments:
+ * {@code engine|curator connectString key threads iterations counterFile logFile}.
  */
 public final class LockWorkerMain {
 
@@ -58,8 +60,10 @@ public final class LockWorkerMain {
 				Thread.sleep(0, 200_000);
 				Files.writeString(counter, Integer.toString(value + 1));
 				long exit = System.nanoTime();
-				Files.writeString(log, key + "," + enter + "," + exit + "," + token + "," + jvm + ","
-						+ Thread.currentThread().getName() + "\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+				Files.writeString(log,
+						key + "," + enter + "," + exit + "," + token + "," + jvm + ","
+								+ Thread.currentThread().getName() + "\n",
+						StandardCharsets.UTF_8, StandardOpenOption.APPEND);
 			}
 			finally {
 				if (mode.equals("curator")) {

@@ -15,8 +15,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * {@link ZkLockRegistry#obtainAll} (several keys as one lock) and {@link ZkLock#toLease()} (a
- * thread's hold handed to work that outlives it), against a real ZooKeeper.
+ * {@link ZkLockRegistry#obtainAll} (several keys as one lock) and
+ * {@link ZkLock#toLease()} (a thread's hold handed to work that outlives it), against a
+ * real ZooKeeper.
  */
 @Timeout(60)
 class MultiKeyAndLeaseHandOverTests {

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The read/write lock across real JVMs, two on the engine and one on plain Curator
- * {@code InterProcessReadWriteLock}: writers never overlap anyone, readers do overlap, and no
- * write is lost.
+ * {@code InterProcessReadWriteLock}: writers never overlap anyone, readers do overlap,
+ * and no write is lost.
  */
 @Timeout(180)
 class ReadWriteAcrossJvmsTests {
@@ -42,8 +42,8 @@ class ReadWriteAcrossJvmsTests {
 		for (int i = 0; i < modes.size(); i++) {
 			Path output = this.dir.resolve("worker-" + i + ".out");
 			outputs.add(output);
-			processes.add(ChildJvm.start(ReadWriteWorkerMain.class, output, modes.get(i), this.zk.connectString(),
-					"rw", Integer.toString(threads), Integer.toString(iterations), counter.toString(), log.toString()));
+			processes.add(ChildJvm.start(ReadWriteWorkerMain.class, output, modes.get(i), this.zk.connectString(), "rw",
+					Integer.toString(threads), Integer.toString(iterations), counter.toString(), log.toString()));
 		}
 		ChildJvm.awaitSuccess(processes, outputs, Duration.ofSeconds(150));
 		List<String[]> holds = new ArrayList<>();

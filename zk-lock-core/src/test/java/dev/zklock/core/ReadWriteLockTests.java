@@ -197,7 +197,8 @@ class ReadWriteLockTests {
 		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("fair");
 		lock.readLock().lock();
 		AtomicBoolean wrote = new AtomicBoolean();
-		// A task, so that a failure of the writer's lock or unlock fails this test rather than only its thread
+		// A task, so that a failure of the writer's lock or unlock fails this test rather
+		// than only its thread
 		FutureTask<Void> write = new FutureTask<>(() -> {
 			lock.writeLock().lock();
 			try {
@@ -304,8 +305,7 @@ class ReadWriteLockTests {
 				lock.readLock().unlock();
 			}
 		});
-		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 300))).as("no join of a lost node")
-			.isFalse();
+		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 300))).as("no join of a lost node").isFalse();
 		assertThat(later).isNotDone();
 		assertThatThrownBy(lock.readLock()::lock).as("no reentry of a lost hold").isInstanceOf(LockLostException.class);
 		assertThatThrownBy(lock.writeLock()::lock).isInstanceOf(IllegalStateException.class);

@@ -9,12 +9,15 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 
 /**
- * A read/write lock client in its own JVM, for the cross-process tests. Each thread takes the
- * lock {@code iterations} times, every fourth time to write: a writer increments a number kept
- * in a file with no other synchronization, a reader reads it and lingers; each appends its
- * interval ({@code R} or {@code W}) to a log, so that a writer overlapping anyone shows.
+ * A read/write lock client in its own JVM, for the cross-process tests. Each thread takes
+ * the lock {@code iterations} times, every fourth time to write: a writer increments a
+ * number kept in a file with no other synchronization, a reader reads it and lingers;
+ * each appends its interval ({@code R} or {@code W}) to a log, so that a writer
+ * overlapping anyone shows.
  *
- * <p>Arguments: {@code engine|curator connectString key threads iterations counterFile logFile}.
+ * <p>
+ * Arguments:
+ * {@code engine|curator connectString key threads iterations counterFile logFile}.
  */
 public final class ReadWriteWorkerMain {
 
@@ -32,7 +35,8 @@ public final class ReadWriteWorkerMain {
 		WorkerJvm.run(args[1], threads, (client) -> {
 			ZkReadWriteLock ours = new ZkLockRegistry(client).obtainReadWrite(key);
 			return (thread) -> {
-				// Curator's locks are per thread, so each thread has its own, as Curator documents
+				// Curator's locks are per thread, so each thread has its own, as Curator
+				// documents
 				InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/" + key);
 				for (int i = 0; i < iterations; i++) {
 					boolean write = (i + thread) % 4 == 0;

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A semaphore with 3 permits across real JVMs, two on the engine and one on plain Curator
- * {@code InterProcessSemaphoreV2}: never more than 3 holders at once, and every lease gone at the
- * end.
+ * {@code InterProcessSemaphoreV2}: never more than 3 holders at once, and every lease
+ * gone at the end.
  */
 @Timeout(180)
 class SemaphoreAcrossJvmsTests {
@@ -40,12 +40,13 @@ class SemaphoreAcrossJvmsTests {
 		for (int i = 0; i < modes.size(); i++) {
 			Path output = this.dir.resolve("worker-" + i + ".out");
 			outputs.add(output);
-			processes.add(ChildJvm.start(SemaphoreWorkerMain.class, output, modes.get(i), this.zk.connectString(), "sem",
-					Integer.toString(permits), Integer.toString(threads), Integer.toString(iterations),
+			processes.add(ChildJvm.start(SemaphoreWorkerMain.class, output, modes.get(i), this.zk.connectString(),
+					"sem", Integer.toString(permits), Integer.toString(threads), Integer.toString(iterations),
 					log.toString()));
 		}
 		ChildJvm.awaitSuccess(processes, outputs, Duration.ofSeconds(150));
-		// +1 at each start, -1 at each end, in time order: the running sum is the holders then
+		// +1 at each start, -1 at each end, in time order: the running sum is the holders
+		// then
 		List<long[]> events = new ArrayList<>();
 		for (String line : Files.readAllLines(log)) {
 			String[] parts = line.split(",");

@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Semaphores on real ZooKeeper servers: registries on separate clients stand for separate JVMs,
- * and plain Curator {@link InterProcessSemaphoreV2}s share the permits.
+ * Semaphores on real ZooKeeper servers: registries on separate clients stand for separate
+ * JVMs, and plain Curator {@link InterProcessSemaphoreV2}s share the permits.
  */
 @Timeout(120)
 class SemaphoreTests {

@@ -10,11 +10,12 @@ import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 
 /**
- * A semaphore client in its own JVM, for the cross-process tests: each thread takes a permit
- * {@code iterations} times and appends its interval to a log, so that more holders at once than
- * permits shows.
+ * A semaphore client in its own JVM, for the cross-process tests: each thread takes a
+ * permit {@code iterations} times and appends its interval to a log, so that more holders
+ * at once than permits shows.
  *
- * <p>Arguments: {@code engine|curator connectString key permits threads iterations logFile}.
+ * <p>
+ * Arguments: {@code engine|curator connectString key permits threads iterations logFile}.
  */
 public final class SemaphoreWorkerMain {
 

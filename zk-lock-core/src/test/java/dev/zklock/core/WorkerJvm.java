@@ -10,9 +10,9 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
- * What the lock clients that the cross-process tests start in child JVMs share: a connected
- * Curator client, and worker threads whose first failure ends the JVM with status 2, which
- * {@link ChildJvm#awaitSuccess} reports.
+ * What the lock clients that the cross-process tests start in child JVMs share: a
+ * connected Curator client, and worker threads whose first failure ends the JVM with
+ * status 2, which {@link ChildJvm#awaitSuccess} reports.
  */
 final class WorkerJvm {
 
@@ -30,8 +30,8 @@ final class WorkerJvm {
 	}
 
 	/**
-	 * Connect, make the threads' work with the client, run it on {@code threads} threads and
-	 * wait for them.
+	 * Connect, make the threads' work with the client, run it on {@code threads} threads
+	 * and wait for them.
 	 */
 	static void run(String connectString, int threads, java.util.function.Function<CuratorFramework, Work> work)
 			throws Exception {

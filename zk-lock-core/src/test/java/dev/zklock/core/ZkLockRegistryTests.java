@@ -27,7 +27,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate
- * registries on separate clients stand for separate JVMs: each is its own ZooKeeper session.
+ * registries on separate clients stand for separate JVMs: each is its own ZooKeeper
+ * session.
  */
 @Timeout(60)
 class ZkLockRegistryTests {
@@ -44,9 +45,7 @@ class ZkLockRegistryTests {
 		try {
 			assertThat(lock.isHeldByCurrentThread()).isTrue();
 			List<String> children = this.zk.children("/locks/order:42");
-			assertThat(children).singleElement()
-				.asString()
-				.matches("_c_[0-9a-f-]{36}-lock-\\d{10}");
+			assertThat(children).singleElement().asString().matches("_c_[0-9a-f-]{36}-lock-\\d{10}");
 			assertThat(lock.fencingToken()).isPositive();
 			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
 		}
@@ -64,7 +63,8 @@ class ZkLockRegistryTests {
 		ZkLock lock = registry.obtain("reentrant");
 		lock.lock();
 		long token = lock.fencingToken();
-		// With the server gone, any request would fail or hang: the reentrant path must not need one
+		// With the server gone, any request would fail or hang: the reentrant path must
+		// not need one
 		this.zk.server().stop();
 		assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isTrue();
 		lock.lock();
@@ -102,7 +102,8 @@ class ZkLockRegistryTests {
 		ZkLease lease = registry.acquireLease("async", Duration.ofSeconds(2));
 		assertThat(lease.fencingToken()).isPositive();
 		assertThat(registry.obtain("async").tryLock()).isFalse();
-		// A task, so that a failure of the release fails this test rather than only the releasing thread
+		// A task, so that a failure of the release fails this test rather than only the
+		// releasing thread
 		FutureTask<Void> release = new FutureTask<>(lease::release, null);
 		new Thread(release, "releaser").start();
 		release.get(10, TimeUnit.SECONDS);
@@ -159,7 +160,8 @@ class ZkLockRegistryTests {
 				.withMessageContaining("/locks/busy")
 				.withMessageContaining("held by another participant")
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD_REMOTELY));
-			// One attempt does not wait for the holder: it costs round trips, not the holder's time
+			// One attempt does not wait for the holder: it costs round trips, not the
+			// holder's time
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 			assertThat(this.zk.children("/locks/busy")).hasSize(1);
 			assertThat(other.size()).isZero();
@@ -240,8 +242,10 @@ class ZkLockRegistryTests {
 			.withMessageContaining("control character U+0000 at index 1");
 		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain("x".repeat(1025)))
 			.withMessageContaining("at most 1024 characters, but was 1025");
-		assertThatIllegalArgumentException().isThrownBy(() -> registry.executeLocked("\uD83D\uDE00", Duration.ZERO, () -> {
-		})).withMessageContaining("U+D83D");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> registry.executeLocked("\uD83D\uDE00", Duration.ZERO, () -> {
+			}))
+			.withMessageContaining("U+D83D");
 		assertThat(this.zk.children("/")).containsOnly("zookeeper");
 		// Unicode outside ZooKeeper's forbidden ranges works
 		assertThat(registry.executeLocked("商品:42", Duration.ofSeconds(2), () -> "ok")).isEqualTo("ok");
@@ -288,7 +292,8 @@ class ZkLockRegistryTests {
 		CountDownLatch acquired = new CountDownLatch(1);
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		try {
-			// What the engine's holder saw of the Curator mutex, asserted on the test thread
+			// What the engine's holder saw of the Curator mutex, asserted on the test
+			// thread
 			Future<Boolean> curatorGotItWhileEngineHeld = executor.submit(() -> {
 				lock.lock();
 				acquired.countDown();
@@ -368,7 +373,8 @@ class ZkLockRegistryTests {
 						lock.lock();
 						try {
 							localGrants.incrementAndGet();
-							// Long enough that the remote's round trips and the watch event fit in
+							// Long enough that the remote's round trips and the watch
+							// event fit in
 							// a hold or two even on a loaded machine
 							Thread.sleep(50);
 						}
@@ -390,8 +396,10 @@ class ZkLockRegistryTests {
 			for (Future<?> future : futures) {
 				future.get(10, TimeUnit.SECONDS);
 			}
-			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 50 ms holds that run
-			// while the remote creates its node and the watch event travels (starvation was unbounded)
+			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 50 ms
+			// holds that run
+			// while the remote creates its node and the watch event travels (starvation
+			// was unbounded)
 			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 4);
 		}
 		finally {
@@ -402,8 +410,10 @@ class ZkLockRegistryTests {
 
 	@Test
 	void twoJvmsHammeringOneKeyShareItFairly() throws Exception {
-		// Regression: a child watch event that beat the holder's own (older) child list used to be
-		// overwritten, so the holder never saw the remote waiter and kept the lock to itself (99 % / 1 %)
+		// Regression: a child watch event that beat the holder's own (older) child list
+		// used to be
+		// overwritten, so the holder never saw the remote waiter and kept the lock to
+		// itself (99 % / 1 %)
 		List<ZkLockRegistry> jvms = List.of(this.zk.newRegistry(), this.zk.newRegistry());
 		AtomicInteger[] grants = { new AtomicInteger(), new AtomicInteger() };
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
@@ -584,7 +594,6 @@ class ZkLockRegistryTests {
 	private void awaitChildren(String path, int count) {
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.zk.children(path)).hasSize(count));
 	}
-
 
 	static void runConcurrently(int threads, java.util.concurrent.Callable<Void> task) throws Exception {
 		runConcurrently(threads, Duration.ofSeconds(50), task);

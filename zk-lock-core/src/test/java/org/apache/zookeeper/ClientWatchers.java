@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Counts the watcher objects a ZooKeeper client keeps, which ZooKeeper only shows inside its own
- * package: a test that a waiting client does not pile them up needs the count.
+ * Counts the watcher objects a ZooKeeper client keeps, which ZooKeeper only shows inside
+ * its own package: a test that a waiting client does not pile them up needs the count.
  */
 public final class ClientWatchers {
 

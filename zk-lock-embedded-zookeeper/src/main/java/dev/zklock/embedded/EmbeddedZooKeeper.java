@@ -23,11 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A standalone ZooKeeper server in this JVM, for development and tests only: one server is no
- * ensemble, and it dies with the application. Its admin server is off, and a fatal error inside
- * it is logged rather than calling {@code System.exit}. A temporary data directory is deleted
- * when the server stops, and when it fails to start (once whatever ZooKeeper had started is
- * stopped).
+ * A standalone ZooKeeper server in this JVM, for development and tests only: one server
+ * is no ensemble, and it dies with the application. Its admin server is off, and a fatal
+ * error inside it is logged rather than calling {@code System.exit}. A temporary data
+ * directory is deleted when the server stops, and when it fails to start (once whatever
+ * ZooKeeper had started is stopped).
  *
  * @author zk-lock
  */
@@ -44,8 +44,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
 	/**
-	 * How long a temporary data directory may resist deletion: ZooKeeper's threads may still be
-	 * closing its files.
+	 * How long a temporary data directory may resist deletion: ZooKeeper's threads may
+	 * still be closing its files.
 	 */
 	private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -65,7 +65,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	/**
 	 * Start a server.
 	 * @param port the client port, 0 for a free one
-	 * @param dataDir the data directory, {@code null} for a temporary one deleted on close
+	 * @param dataDir the data directory, {@code null} for a temporary one deleted on
+	 * close
 	 * @throws EmbeddedZooKeeperPortInUseException if the port is already in use
 	 * @throws Exception if the server does not start
 	 */
@@ -74,13 +75,14 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	}
 
 	/**
-	 * Start a server with more ZooKeeper configuration and another start timeout: tests use it to
-	 * make a real server fail where the public constructor cannot be made to.
+	 * Start a server with more ZooKeeper configuration and another start timeout: tests
+	 * use it to make a real server fail where the public constructor cannot be made to.
 	 */
 	EmbeddedZooKeeper(int port, @Nullable Path dataDir, Properties moreConfiguration, Duration startTimeout)
 			throws Exception {
 		if (port != 0) {
-			// Before anything is created: ZooKeeper's own bind failure is only logged by its
+			// Before anything is created: ZooKeeper's own bind failure is only logged by
+			// its
 			// server thread, and start() then waits out its whole timeout
 			checkPortIsFree(port);
 		}
@@ -130,14 +132,14 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 				return bindFailure;
 			}
 		}
-		return new IllegalStateException("The embedded ZooKeeper server did not start within "
-				+ startTimeout.toMillis() + " ms; ZooKeeper's log above says why", timeout);
+		return new IllegalStateException("The embedded ZooKeeper server did not start within " + startTimeout.toMillis()
+				+ " ms; ZooKeeper's log above says why", timeout);
 	}
 
 	/**
-	 * The server threads that {@code start} created. ZooKeeper keeps its own to itself; it is
-	 * the one of its name that was not there before (another server starting in this JVM at the
-	 * same moment would add its own, and only make stopping wait longer).
+	 * The server threads that {@code start} created. ZooKeeper keeps its own to itself;
+	 * it is the one of its name that was not there before (another server starting in
+	 * this JVM at the same moment would add its own, and only make stopping wait longer).
 	 */
 	private static List<Thread> serverThreadsStartedSince(Set<Thread> before) {
 		return Thread.getAllStackTraces()
@@ -148,9 +150,10 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	}
 
 	/**
-	 * Close the server until its threads have ended. Once is not always enough: ZooKeeper's
-	 * close stops nothing while its server thread is still starting (as when start times out),
-	 * and that thread then brings up a server that nobody stops, writing to the data directory.
+	 * Close the server until its threads have ended. Once is not always enough:
+	 * ZooKeeper's close stops nothing while its server thread is still starting (as when
+	 * start times out), and that thread then brings up a server that nobody stops,
+	 * writing to the data directory.
 	 */
 	private static void stop(ZooKeeperServerEmbedded server, List<Thread> serverThreads) {
 		long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
@@ -177,7 +180,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 	}
 
 	/**
-	 * Bind the port as ZooKeeper's server would (all addresses, address reuse on), and let it go.
+	 * Bind the port as ZooKeeper's server would (all addresses, address reuse on), and
+	 * let it go.
 	 */
 	private static void checkPortIsFree(int port) {
 		try (ServerSocket socket = new ServerSocket()) {
@@ -224,7 +228,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 		if (!this.deleteOnClose) {
 			return;
 		}
-		// ZooKeeper's server thread finishes its shutdown after close() returns, and may still
+		// ZooKeeper's server thread finishes its shutdown after close() returns, and may
+		// still
 		// hold or write a file: try again until the directory is gone
 		long deadline = System.nanoTime() + DELETE_TIMEOUT.toNanos();
 		while (true) {
@@ -234,7 +239,8 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 			}
 			catch (IOException | UncheckedIOException ex) {
 				if (System.nanoTime() - deadline > 0 || !pauseBeforeRetry()) {
-					// Left behind in the temporary directory: worth a line, not a failed shutdown
+					// Left behind in the temporary directory: worth a line, not a failed
+					// shutdown
 					logger.warn("Could not delete the embedded ZooKeeper's data directory {}", this.baseDir, ex);
 					return;
 				}

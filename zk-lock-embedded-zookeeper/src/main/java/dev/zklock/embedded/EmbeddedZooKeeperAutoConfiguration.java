@@ -12,14 +12,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
- * starts an {@link EmbeddedZooKeeper} when {@code zklock.embedded.enabled=true}, and points
- * zk-lock's client at it. It runs before {@link ZkLockAutoConfiguration}, so the embedded server's
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} that starts an {@link EmbeddedZooKeeper} when
+ * {@code zklock.embedded.enabled=true}, and points zk-lock's client at it. It runs before
+ * {@link ZkLockAutoConfiguration}, so the embedded server's
  * {@link ZkLockConnectionDetails} win over {@code zklock.connect-string}.
  * <p>
  * The {@code zklock.embedded.*} properties stay in {@link ZkLockProperties}: zk-lock's
- * auto-configuration reads {@code zklock.embedded.enabled} too, to fail startup when it is
- * {@code true} and this module is missing.
+ * auto-configuration reads {@code zklock.embedded.enabled} too, to fail startup when it
+ * is {@code true} and this module is missing.
  *
  * @author zk-lock
  */
@@ -32,7 +33,8 @@ public final class EmbeddedZooKeeperAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	EmbeddedZooKeeper zkLockEmbeddedZooKeeper(ZkLockProperties properties) throws Exception {
-		// Before the server starts: a port out of range must name its property, not fail in ZooKeeper
+		// Before the server starts: a port out of range must name its property, not fail
+		// in ZooKeeper
 		ZkLockPropertiesValidator.validate(properties);
 		ZkLockProperties.Embedded embedded = properties.getEmbedded();
 		return new EmbeddedZooKeeper(embedded.getPort(), embedded.getDataDir());

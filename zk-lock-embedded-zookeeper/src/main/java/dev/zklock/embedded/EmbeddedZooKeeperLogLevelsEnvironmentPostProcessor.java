@@ -9,20 +9,22 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Quiets ZooKeeper while {@code zklock.embedded.enabled=true}. An in-process server logs about
- * 130 lines at startup and shutdown (its configuration, a banner, its environment, a WARN that
- * {@code maxCnxns} is not configured), and its client another 30, none of which a developer
- * running tests needs. This adds default {@code logging.level.*} values, as a property source of
- * the lowest precedence, so that any level the application sets for the same loggers wins:
+ * Quiets ZooKeeper while {@code zklock.embedded.enabled=true}. An in-process server logs
+ * about 130 lines at startup and shutdown (its configuration, a banner, its environment,
+ * a WARN that {@code maxCnxns} is not configured), and its client another 30, none of
+ * which a developer running tests needs. This adds default {@code logging.level.*}
+ * values, as a property source of the lowest precedence, so that any level the
+ * application sets for the same loggers wins:
  * <ul>
  * <li>{@code org.apache.zookeeper}: {@code warn}, for server and client alike;</li>
- * <li>{@code org.apache.zookeeper.server.ServerCnxnFactory}: {@code error}, whose WARN about
- * {@code maxCnxns} (a connection limit for production servers) comes at every start;</li>
+ * <li>{@code org.apache.zookeeper.server.ServerCnxnFactory}: {@code error}, whose WARN
+ * about {@code maxCnxns} (a connection limit for production servers) comes at every
+ * start;</li>
  * <li>{@code org.apache.curator.framework.imps}: {@code warn}, the client's own start and
  * configuration lines. Curator's connection state changes stay at {@code info}.</li>
  * </ul>
- * ERROR always gets through. Nothing changes when the embedded server is off: an application
- * that talks to a real ensemble keeps ZooKeeper's log as it was.
+ * ERROR always gets through. Nothing changes when the embedded server is off: an
+ * application that talks to a real ensemble keeps ZooKeeper's log as it was.
  *
  * @author zk-lock
  */

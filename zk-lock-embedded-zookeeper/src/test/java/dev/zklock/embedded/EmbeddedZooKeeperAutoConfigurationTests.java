@@ -29,8 +29,8 @@ class EmbeddedZooKeeperAutoConfigurationTests {
 	@TempDir
 	Path dir;
 
-
-	// Listed after zk-lock's own on purpose: the ordering of the auto-configurations, not of this
+	// Listed after zk-lock's own on purpose: the ordering of the auto-configurations, not
+	// of this
 	// list, must put the embedded server's connection details first
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(ZkLockAutoConfiguration.class, EmbeddedZooKeeperAutoConfiguration.class));
@@ -40,7 +40,8 @@ class EmbeddedZooKeeperAutoConfigurationTests {
 
 	@Test
 	void startsAServerAndPointsTheClientAtItWhateverTheConnectString() {
-		// Nothing listens on port 1: the client connects only if the embedded server's details win
+		// Nothing listens on port 1: the client connects only if the embedded server's
+		// details win
 		this.runner
 			.withPropertyValues("zklock.embedded.enabled=true", "zklock.embedded.port=0",
 					"zklock.connect-string=127.0.0.1:1", "zklock.fail-fast=true")

@@ -30,8 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Tests for {@link EmbeddedZooKeeperPortInUseFailureAnalyzer}, with a real server and a real
- * socket holding the port.
+ * Tests for {@link EmbeddedZooKeeperPortInUseFailureAnalyzer}, with a real server and a
+ * real socket holding the port.
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
@@ -49,15 +49,15 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 		Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
 		try (ServerSocket busy = new ServerSocket(0)) {
 			int port = busy.getLocalPort();
-			SpringApplicationBuilder application = new SpringApplicationBuilder(App.class)
-				.web(WebApplicationType.NONE)
+			SpringApplicationBuilder application = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
 				.bannerMode(Banner.Mode.OFF)
 				.registerShutdownHook(false)
 				.properties("zklock.embedded.enabled=true", "zklock.embedded.port=" + port,
 						"zklock.embedded.data-dir=" + dataDir);
 			long start = System.nanoTime();
 			Throwable failure = catchThrowable(application::run);
-			// ZooKeeper alone waits out its 30 s start timeout before failing; wide for loaded CI
+			// ZooKeeper alone waits out its 30 s start timeout before failing; wide for
+			// loaded CI
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
 			assertThat(failure).isNotNull();
 			FailureAnalysis analysis = new EmbeddedZooKeeperPortInUseFailureAnalyzer().analyze(failure);
@@ -65,13 +65,13 @@ class EmbeddedZooKeeperFailureAnalyzerTests {
 			assertThat(analysis.getDescription())
 				.isEqualTo("The embedded ZooKeeper server (zklock.embedded.enabled=true) could not start: port " + port
 						+ " (zklock.embedded.port) is already in use.");
-			assertThat(analysis.getAction())
-				.contains("Stop the process that is listening on port " + port)
+			assertThat(analysis.getAction()).contains("Stop the process that is listening on port " + port)
 				.contains("Choose another port with zklock.embedded.port")
 				.contains("set zklock.embedded.port=0 to use a free one")
 				.contains("set zklock.embedded.enabled=false and zklock.connect-string=localhost:" + port);
 			assertThat(((EmbeddedZooKeeperPortInUseException) analysis.getCause()).getPort()).isEqualTo(port);
-			// Spring Boot found the analyzer through spring.factories and printed the report
+			// Spring Boot found the analyzer through spring.factories and printed the
+			// report
 			assertThat(output).contains("APPLICATION FAILED TO START")
 				.contains("port " + port + " (zklock.embedded.port) is already in use")
 				.doesNotContain("\tat dev.zklock.embedded.EmbeddedZooKeeper");

@@ -35,17 +35,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What ZooKeeper writes to the log of an application that runs the embedded server: everything
- * when the application asks for it, and errors always; {@link EmbeddedZooKeeperQuietLogTests}
- * checks the default. Real applications, with Spring Boot's logging system and the captured
- * console.
+ * What ZooKeeper writes to the log of an application that runs the embedded server:
+ * everything when the application asks for it, and errors always;
+ * {@link EmbeddedZooKeeperQuietLogTests} checks the default. Real applications, with
+ * Spring Boot's logging system and the captured console.
  */
-// The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded machine
+// The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded
+// machine
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class EmbeddedZooKeeperLoggingTests {
 
-	/** Full logger names, so that lines can be told apart by logger; levels are unaffected. */
+	/**
+	 * Full logger names, so that lines can be told apart by logger; levels are
+	 * unaffected.
+	 */
 	static final String CONSOLE_PATTERN = "%level [%logger] %msg%n";
 
 	private static final Pattern LIBRARY_LINE = Pattern
@@ -59,7 +63,8 @@ class EmbeddedZooKeeperLoggingTests {
 		try (ConfigurableApplicationContext context = application("logging.level.org.apache.zookeeper=info").run()) {
 			lockOnce(context);
 		}
-		// Lines of every start and connection (the banner and the environment come once a JVM)
+		// Lines of every start and connection (the banner and the environment come once a
+		// JVM)
 		assertThat(output).contains("INFO [org.apache.zookeeper.server.ZooKeeperServer] Created server with tickTime")
 			.contains("INFO [org.apache.zookeeper.ClientCnxn] Session establishment complete");
 		assertThat(libraryLines(output)).hasSizeGreaterThan(30);
@@ -68,7 +73,8 @@ class EmbeddedZooKeeperLoggingTests {
 	@Test
 	void errorsStillReachTheLog(CapturedOutput output) throws Exception {
 		try (ConfigurableApplicationContext context = application().run(); ServerSocket busy = new ServerSocket(0)) {
-			// A second, real server whose port is taken after the check for it: ZooKeeper logs its
+			// A second, real server whose port is taken after the check for it: ZooKeeper
+			// logs its
 			// bind failure at ERROR from its own thread, well within the start timeout
 			Properties configuration = new Properties();
 			configuration.setProperty("clientPort", Integer.toString(busy.getLocalPort()));
@@ -100,8 +106,7 @@ class EmbeddedZooKeeperLoggingTests {
 					Map.of("zklock.embedded.enabled", "true", "logging.level.org.apache.zookeeper", "debug")));
 		new EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor().postProcessEnvironment(environment,
 				new SpringApplication());
-		assertThat(environment.getPropertySources().stream().map(PropertySource::getName))
-			.last()
+		assertThat(environment.getPropertySources().stream().map(PropertySource::getName)).last()
 			.isEqualTo(EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor.PROPERTY_SOURCE_NAME);
 		assertThat(environment.getProperty("logging.level.org.apache.zookeeper")).isEqualTo("debug");
 		assertThat(environment.getProperty("logging.level.org.apache.zookeeper.server.ServerCnxnFactory"))

@@ -16,12 +16,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * At the default levels, an application that runs the embedded server gets a few lines from
- * ZooKeeper and Curator instead of about 160, and no banner. ZooKeeper prints its banner and its
- * environment once a JVM, when its server and client classes load: this class must be the first
- * in its JVM to start either, which the build ensures by forking a JVM for each test class.
+ * At the default levels, an application that runs the embedded server gets a few lines
+ * from ZooKeeper and Curator instead of about 160, and no banner. ZooKeeper prints its
+ * banner and its environment once a JVM, when its server and client classes load: this
+ * class must be the first in its JVM to start either, which the build ensures by forking
+ * a JVM for each test class.
  */
-// The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded machine
+// The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded
+// machine
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class EmbeddedZooKeeperQuietLogTests {
@@ -43,7 +45,8 @@ class EmbeddedZooKeeperQuietLogTests {
 			EmbeddedZooKeeperLoggingTests.lockOnce(context);
 		}
 		List<String> libraryLines = EmbeddedZooKeeperLoggingTests.libraryLines(output);
-		// Without the default levels: about 160 lines from start to shutdown, 126 of them the server's
+		// Without the default levels: about 160 lines from start to shutdown, 126 of them
+		// the server's
 		assertThat(libraryLines)
 			.as("INFO and WARN lines of ZooKeeper and Curator:%n%s", String.join("\n", libraryLines))
 			.hasSizeLessThanOrEqualTo(5);
@@ -53,7 +56,8 @@ class EmbeddedZooKeeperQuietLogTests {
 			.doesNotContain("maxCnxns is not configured");
 		// The server's class did load and log, below the level
 		assertThat(loggers.exists("org.apache.zookeeper.server.ZooKeeperServer")).isNotNull();
-		// What a developer needs to know stays: where the server is, and that it is not for production
+		// What a developer needs to know stays: where the server is, and that it is not
+		// for production
 		assertThat(output.getOut()).containsOnlyOnce("Started an embedded ZooKeeper at localhost:")
 			.contains("for development only");
 	}

@@ -35,7 +35,8 @@ class EmbeddedZooKeeperRegistrationTests {
 
 	@Test
 	void failureAnalyzerAndEnvironmentPostProcessorAreInSpringFactories() {
-		// Those of other modules that need constructor arguments are skipped, not failed on
+		// Those of other modules that need constructor arguments are skipped, not failed
+		// on
 		SpringFactoriesLoader.FailureHandler ignore = SpringFactoriesLoader.FailureHandler
 			.handleMessage((message, ex) -> {
 			});

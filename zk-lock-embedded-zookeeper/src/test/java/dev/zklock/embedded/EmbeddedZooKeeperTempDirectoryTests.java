@@ -28,10 +28,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The temporary data directory of the embedded server (no {@code zklock.embedded.data-dir}) is
- * gone after shutdown and after every failed start. Counted in {@code java.io.tmpdir}, which the
- * build points at this module's {@code target} directory, so that other builds on the machine
- * cannot change the count.
+ * The temporary data directory of the embedded server (no
+ * {@code zklock.embedded.data-dir}) is gone after shutdown and after every failed start.
+ * Counted in {@code java.io.tmpdir}, which the build points at this module's
+ * {@code target} directory, so that other builds on the machine cannot change the count.
  */
 @Timeout(60)
 class EmbeddedZooKeeperTempDirectoryTests {
@@ -74,8 +74,10 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	@Test
 	void removedWhenTheServerFailsToStart() throws Exception {
 		try (ServerSocket busy = new ServerSocket(0)) {
-			// The port is taken after the check for it (port 0 skips the check), as when another
-			// process binds it in between: ZooKeeper's own bind fails, and start() times out
+			// The port is taken after the check for it (port 0 skips the check), as when
+			// another
+			// process binds it in between: ZooKeeper's own bind fails, and start() times
+			// out
 			Properties configuration = new Properties();
 			configuration.setProperty("clientPort", Integer.toString(busy.getLocalPort()));
 			assertThatExceptionOfType(IllegalStateException.class)
@@ -88,18 +90,19 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	@Test
 	void removedAndTheServerStoppedWhenStartTimesOutMidway() {
 		Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
-		// ZooKeeper is still starting when its start times out, and its own close() then stops
-		// nothing: its thread would go on to bring up a server, writing to the deleted directory
+		// ZooKeeper is still starting when its start times out, and its own close() then
+		// stops
+		// nothing: its thread would go on to bring up a server, writing to the deleted
+		// directory
 		assertThatExceptionOfType(IllegalStateException.class)
 			.isThrownBy(() -> new EmbeddedZooKeeper(0, null, new Properties(), Duration.ZERO))
 			.withMessageContaining("did not start within 0 ms");
 		assertThat(tempDataDirectories()).isEqualTo(this.before);
 		// Nor is a server left running, with its port, after the failure
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-				.noneMatch((thread) -> thread.isAlive() && !threadsBefore.contains(thread)
-						&& (thread.getName().equals("zkservermainrunner")
-								|| thread.getName().startsWith("NIOServerCxnFactory"))));
+			.untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet()).noneMatch((thread) -> thread.isAlive()
+					&& !threadsBefore.contains(thread) && (thread.getName().equals("zkservermainrunner")
+							|| thread.getName().startsWith("NIOServerCxnFactory"))));
 		assertThat(tempDataDirectories()).isEqualTo(this.before);
 	}
 
@@ -121,8 +124,9 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	}
 
 	/**
-	 * The embedded servers' temporary data directories now in {@code java.io.tmpdir}, sorted:
-	 * the prefix and the digits that {@link Files#createTempDirectory} adds (not this module's jars).
+	 * The embedded servers' temporary data directories now in {@code java.io.tmpdir},
+	 * sorted: the prefix and the digits that {@link Files#createTempDirectory} adds (not
+	 * this module's jars).
 	 */
 	static List<Path> tempDataDirectories() {
 		Pattern name = Pattern.compile(Pattern.quote(EmbeddedZooKeeper.TEMP_DIR_PREFIX) + "-?\\d+");
@@ -138,8 +142,8 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	}
 
 	/**
-	 * A bean of the application that fails once the client is connected, so after the server
-	 * started.
+	 * A bean of the application that fails once the client is connected, so after the
+	 * server started.
 	 */
 	static class FailingBean {
 

@@ -12,8 +12,8 @@ import java.util.function.BiFunction;
 import org.springframework.stereotype.Component;
 
 /**
- * Fires concurrent one-unit orders at a SKU, once through the locked service and once through
- * its unlocked twin, and reports what each sold.
+ * Fires concurrent one-unit orders at a SKU, once through the locked service and once
+ * through its unlocked twin, and reports what each sold.
  *
  * @author zk-lock
  */

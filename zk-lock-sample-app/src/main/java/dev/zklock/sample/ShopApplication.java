@@ -4,8 +4,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * A shop whose stock must never be oversold, even with several instances taking orders: each
- * order decrements stock under {@code @DistributedLock} inside a transaction.
+ * A shop whose stock must never be oversold, even with several instances taking orders:
+ * each order decrements stock under {@code @DistributedLock} inside a transaction.
  *
  * @author zk-lock
  */

@@ -7,8 +7,8 @@ import org.springframework.stereotype.Repository;
 
 /**
  * Stock levels and accepted orders, in H2 through JDBC. Reads and writes separately, as a
- * typical read-check-write service does, and pauses in between as real work would: without a
- * lock, concurrent orders read the same level and oversell.
+ * typical read-check-write service does, and pauses in between as real work would:
+ * without a lock, concurrent orders read the same level and oversell.
  *
  * @author zk-lock
  */
@@ -29,7 +29,10 @@ public class StockRepository {
 	 * @param quantity the stock level
 	 */
 	public void reset(String sku, int quantity) {
-		this.jdbc.sql("merge into stock key (sku) values (:sku, :qty)").param("sku", sku).param("qty", quantity).update();
+		this.jdbc.sql("merge into stock key (sku) values (:sku, :qty)")
+			.param("sku", sku)
+			.param("qty", quantity)
+			.update();
 		this.jdbc.sql("delete from orders where sku = :sku").param("sku", sku).update();
 	}
 
@@ -74,7 +77,10 @@ public class StockRepository {
 			.param("qty", available - quantity)
 			.param("sku", sku)
 			.update();
-		this.jdbc.sql("insert into orders (sku, qty) values (:sku, :qty)").param("sku", sku).param("qty", quantity).update();
+		this.jdbc.sql("insert into orders (sku, qty) values (:sku, :qty)")
+			.param("sku", sku)
+			.param("qty", quantity)
+			.update();
 		return new OrderResult(sku, quantity, true, available - quantity);
 	}
 

@@ -25,10 +25,10 @@ import org.springframework.stereotype.Service;
 
 /**
  * A minimal application on the starter, run in several JVMs by
- * {@code StarterCrossProcessTests}: its threads increment numbers kept in files, without any
- * synchronization but {@code @DistributedLock}, through the method kind {@code counter.mode}
- * names: {@code sync}, {@code future}, {@code mono} or {@code pairs} (two keys). Outside the
- * shop's package, so the shop's component scan does not find it.
+ * {@code StarterCrossProcessTests}: its threads increment numbers kept in files, without
+ * any synchronization but {@code @DistributedLock}, through the method kind
+ * {@code counter.mode} names: {@code sync}, {@code future}, {@code mono} or {@code pairs}
+ * (two keys). Outside the shop's package, so the shop's component scan does not find it.
  */
 @SpringBootApplication
 public class CounterApplication {
@@ -52,7 +52,8 @@ public class CounterApplication {
 								case "future" -> counter.incrementLater().get(60, TimeUnit.SECONDS);
 								case "mono" -> counter.incrementReactively().block(Duration.ofSeconds(60));
 								case "pairs" -> {
-									// Half the calls name the keys in one order, half in the other
+									// Half the calls name the keys in one order, half in
+									// the other
 									if (i % 2 == 0) {
 										counter.incrementPair("a", "b");
 									}
@@ -81,9 +82,9 @@ public class CounterApplication {
 	}
 
 	/**
-	 * Read-modify-write of shared files, made safe only by the lock: on the calling thread, on
-	 * another thread after the method returned (a CompletableFuture), on subscription (a Mono),
-	 * or on two files under two keys.
+	 * Read-modify-write of shared files, made safe only by the lock: on the calling
+	 * thread, on another thread after the method returned (a CompletableFuture), on
+	 * subscription (a Mono), or on two files under two keys.
 	 */
 	@Service
 	public static class CounterService {

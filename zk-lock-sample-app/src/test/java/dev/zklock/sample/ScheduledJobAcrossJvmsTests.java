@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two instances of an application schedule the same job every {@value #TICK_MS} ms with
- * {@code @DistributedLock(waitMs = 0, onLocked = SKIP, holdAtLeast = ...)}: across both, runs
- * never overlap and never start closer together than the minimum hold, the instances skip
- * quietly (nothing at WARN or ERROR), and skips are counted as {@code skipped}.
+ * {@code @DistributedLock(waitMs = 0, onLocked = SKIP, holdAtLeast = ...)}: across both,
+ * runs never overlap and never start closer together than the minimum hold, the instances
+ * skip quietly (nothing at WARN or ERROR), and skips are counted as {@code skipped}.
  */
 @Timeout(240)
 class ScheduledJobAcrossJvmsTests {
@@ -34,9 +34,9 @@ class ScheduledJobAcrossJvmsTests {
 	private static final long WORK_MS = 100;
 
 	/**
-	 * A run's recorded start comes after its lock was acquired, by however long the thread
-	 * took to get there; on a loaded machine that can be tens of milliseconds. Without the
-	 * minimum hold the gap would be one tick ({@value #TICK_MS} ms).
+	 * A run's recorded start comes after its lock was acquired, by however long the
+	 * thread took to get there; on a loaded machine that can be tens of milliseconds.
+	 * Without the minimum hold the gap would be one tick ({@value #TICK_MS} ms).
 	 */
 	private static final long START_SLACK_MS = 250;
 
@@ -55,9 +55,8 @@ class ScheduledJobAcrossJvmsTests {
 				processes.add(ChildJvm.start(ScheduledJobApplication.class, log,
 						"--zklock.connect-string=" + zooKeeper.getConnectString(), "--zklock.embedded.enabled=false",
 						"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
-						"--job.dir=" + this.dir, "--job.id=" + i, "--job.instances=" + instances,
-						"--job.run-for=8s", "--job.tick=" + TICK_MS, "--job.hold=" + HOLD_MS + "ms",
-						"--job.work=" + WORK_MS + "ms"));
+						"--job.dir=" + this.dir, "--job.id=" + i, "--job.instances=" + instances, "--job.run-for=8s",
+						"--job.tick=" + TICK_MS, "--job.hold=" + HOLD_MS + "ms", "--job.work=" + WORK_MS + "ms"));
 			}
 			ChildJvm.awaitSuccess(processes, logs, Duration.ofSeconds(200));
 		}
@@ -72,7 +71,8 @@ class ScheduledJobAcrossJvmsTests {
 			}
 		}
 		runs.sort(Comparator.comparingLong((long[] run) -> run[0]));
-		// 8 s together at one run per 1.2 s, plus each instance's time alone before the other started
+		// 8 s together at one run per 1.2 s, plus each instance's time alone before the
+		// other started
 		assertThat(runs).hasSizeGreaterThanOrEqualTo(5);
 		for (int i = 1; i < runs.size(); i++) {
 			long[] previous = runs.get(i - 1);
@@ -97,17 +97,20 @@ class ScheduledJobAcrossJvmsTests {
 				.toList();
 			assertThat(loud).as("WARN and ERROR lines of JVM %d", i).isEmpty();
 		}
-		StringBuilder summary = new StringBuilder("Scheduled job across " + instances + " JVMs: " + runs.size()
-				+ " runs (by JVM:");
+		StringBuilder summary = new StringBuilder(
+				"Scheduled job across " + instances + " JVMs: " + runs.size() + " runs (by JVM:");
 		runs.forEach((run) -> summary.append(' ').append(run[2]));
-		summary.append("), ").append(skipped).append(" skips, smallest gap between starts ")
+		summary.append("), ")
+			.append(skipped)
+			.append(" skips, smallest gap between starts ")
 			.append(java.util.stream.IntStream.range(1, runs.size())
 				.mapToLong((i) -> runs.get(i)[0] - runs.get(i - 1)[0])
 				.min()
 				.orElse(-1))
 			.append(" ms");
 		System.out.println(summary);
-		// Every tick that did not run the job was skipped: ticks every 200 ms, runs every 1.2 s
+		// Every tick that did not run the job was skipped: ticks every 200 ms, runs every
+		// 1.2 s
 		assertThat(skipped).isGreaterThan(runs.size());
 	}
 

@@ -39,7 +39,8 @@ import static org.awaitility.Awaitility.await;
  * The sample on a random port with its embedded ZooKeeper on a free port.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "zklock.embedded.port=0", "spring.datasource.url=jdbc:h2:mem:shop-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000" })
+		properties = { "zklock.embedded.port=0",
+				"spring.datasource.url=jdbc:h2:mem:shop-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000" })
 @Timeout(120)
 class ShopApplicationTests {
 
@@ -47,8 +48,8 @@ class ShopApplicationTests {
 	};
 
 	/**
-	 * How long to wait for anything that should take well under a second: generous, as CI runs
-	 * these tests on loaded two-core machines.
+	 * How long to wait for anything that should take well under a second: generous, as CI
+	 * runs these tests on loaded two-core machines.
 	 */
 	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
 
@@ -77,7 +78,8 @@ class ShopApplicationTests {
 	void healthIsUpWithZkLockDetails() {
 		Map<String, Object> health = client().get().uri("/actuator/health").retrieve().body(JSON);
 		assertThat(health).containsEntry("status", "UP");
-		Map<String, Object> zklock = (Map<String, Object>) ((Map<String, Object>) health.get("components")).get("zklock");
+		Map<String, Object> zklock = (Map<String, Object>) ((Map<String, Object>) health.get("components"))
+			.get("zklock");
 		assertThat(zklock).containsEntry("status", "UP");
 		assertThat((Map<String, Object>) zklock.get("details")).containsEntry("state", "CONNECTED")
 			.containsKeys("connectString", "sessionId", "sessionTimeout", "sinceLastChange", "heldLocks");
@@ -88,7 +90,8 @@ class ShopApplicationTests {
 	void zklocksEndpointShowsLocalHoldersAndParticipantsAcrossJvms() throws Exception {
 		CountDownLatch held = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		// Futures, so that a failure in either spawned thread fails this test rather than the thread
+		// Futures, so that a failure in either spawned thread fails this test rather than
+		// the thread
 		FutureTask<Void> holding = new FutureTask<>(() -> {
 			ZkLock lock = this.registry.obtain("stock:kiwi");
 			lock.lock();
@@ -106,8 +109,8 @@ class ShopApplicationTests {
 			await().atMost(LONG_WAIT).until(() -> held.getCount() == 0 || holding.isDone());
 			assertThat(holding).as("kiwi-holder ended before it held the lock").isNotDone();
 			// Another JVM's participant: its own session, waiting behind us
-			try (CuratorFramework other = CuratorFrameworkFactory.newClient(
-					this.curator.getZookeeperClient().getCurrentConnectionString(), new RetryOneTime(100))) {
+			try (CuratorFramework other = CuratorFrameworkFactory
+				.newClient(this.curator.getZookeeperClient().getCurrentConnectionString(), new RetryOneTime(100))) {
 				other.start();
 				InterProcessMutex mutex = new InterProcessMutex(other, "/locks/stock:kiwi");
 				FutureTask<Boolean> waiting = new FutureTask<>(() -> {
@@ -219,7 +222,8 @@ class ShopApplicationTests {
 	void oversellDemoReportIsConsistent() {
 		RestClient client = client();
 		Map<String, Object> report = client.post().uri("/demo/oversell?stock=20&orders=50").retrieve().body(JSON);
-		// The report against what the database holds afterwards: rows in the order table (one per
+		// The report against what the database holds afterwards: rows in the order table
+		// (one per
 		// accepted one-unit order) and the stock left, read through the shop's own API
 		Map<String, Object> locked = (Map<String, Object>) report.get("withLock");
 		assertThat(orderRows("demo-locked")).isEqualTo(20);
@@ -231,10 +235,14 @@ class ShopApplicationTests {
 		Map<String, Object> unlocked = (Map<String, Object>) report.get("withoutLock");
 		int rows = orderRows("demo-unlocked");
 		int left = stockLeft(client, "demo-unlocked");
-		assertThat(unlocked).containsEntry("accepted", rows).containsEntry("sold", rows).containsEntry("remaining", left);
+		assertThat(unlocked).containsEntry("accepted", rows)
+			.containsEntry("sold", rows)
+			.containsEntry("remaining", left);
 		assertThat(left).isBetween(0, 20);
-		// Each sale writes one less than the stock it read, so what left the stock is a chain of sales,
-		// each overwriting the one before; racing sales outside that chain are lost updates
+		// Each sale writes one less than the stock it read, so what left the stock is a
+		// chain of sales,
+		// each overwriting the one before; racing sales outside that chain are lost
+		// updates
 		int lostUpdates = rows - (20 - left);
 		assertThat(lostUpdates).isNotNegative();
 		// Oversold units are sales beyond the stock, and each of them is a lost update
@@ -242,7 +250,10 @@ class ShopApplicationTests {
 	}
 
 	private int orderRows(String sku) {
-		return this.jdbc.sql("select count(*) from orders where sku = :sku").param("sku", sku).query(Integer.class).single();
+		return this.jdbc.sql("select count(*) from orders where sku = :sku")
+			.param("sku", sku)
+			.query(Integer.class)
+			.single();
 	}
 
 	private static int stockLeft(RestClient client, String sku) {

@@ -17,10 +17,10 @@ import dev.zklock.embedded.EmbeddedZooKeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Several JVMs, each a Spring Boot application on the starter, increment unsynchronized counters
- * through {@code @DistributedLock} methods: synchronous, returning a {@code CompletableFuture}
- * whose work runs on another thread, returning a {@code Mono}, and locking two keys named in
- * either order. The final counts are exact.
+ * Several JVMs, each a Spring Boot application on the starter, increment unsynchronized
+ * counters through {@code @DistributedLock} methods: synchronous, returning a
+ * {@code CompletableFuture} whose work runs on another thread, returning a {@code Mono},
+ * and locking two keys named in either order. The final counts are exact.
  */
 @Timeout(240)
 class StarterCrossProcessTests {
@@ -55,7 +55,8 @@ class StarterCrossProcessTests {
 		}
 		int expected = jvms * threads * iterations;
 		if (mode.equals("pairs")) {
-			// Both keys taken for every call, in either order: exact counts, and no deadlock
+			// Both keys taken for every call, in either order: exact counts, and no
+			// deadlock
 			assertThat(Integer.parseInt(Files.readString(this.dir.resolve("counter-a")).trim())).isEqualTo(expected);
 			assertThat(Integer.parseInt(Files.readString(this.dir.resolve("counter-b")).trim())).isEqualTo(expected);
 		}

@@ -24,10 +24,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The ShedLock pattern on the starter, run as several instances by
- * {@code ScheduledJobAcrossJvmsTests}: every instance schedules the same job, and the lock lets
- * one of them run it per tick. Each instance records its runs (wall-clock start and end, one
- * machine so one clock) and, at the end, its {@code zklock.acquire} counts by outcome. It waits
- * until every instance has started before its time runs, so that they compete.
+ * {@code ScheduledJobAcrossJvmsTests}: every instance schedules the same job, and the
+ * lock lets one of them run it per tick. Each instance records its runs (wall-clock start
+ * and end, one machine so one clock) and, at the end, its {@code zklock.acquire} counts
+ * by outcome. It waits until every instance has started before its time runs, so that
+ * they compete.
  */
 @SpringBootApplication
 @EnableScheduling
@@ -46,7 +47,8 @@ public class ScheduledJobApplication {
 				.until(() -> countReady(dir) >= instances);
 		}
 		catch (ConditionTimeoutException ex) {
-			// Fail the run, not hang it: the scheduler's threads would keep this JVM alive
+			// Fail the run, not hang it: the scheduler's threads would keep this JVM
+			// alive
 			ex.printStackTrace();
 			System.exit(SpringApplication.exit(context, () -> 1));
 		}

@@ -4,9 +4,10 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 
 /**
  * Callback interface that can be implemented by beans wishing to customize the
- * {@link CuratorFrameworkFactory.Builder} before the auto-configured {@code CuratorFramework}
- * is built. Customizers run in {@link org.springframework.core.Ordered order}, after the
- * {@code zklock.*} properties are applied.
+ * {@link CuratorFrameworkFactory.Builder} before the auto-configured
+ * {@code CuratorFramework} is built. Customizers run in
+ * {@link org.springframework.core.Ordered order}, after the {@code zklock.*} properties
+ * are applied.
  *
  * @author zk-lock
  */

@@ -2,9 +2,10 @@ package dev.zklock.autoconfigure;
 
 /**
  * Thrown at startup when {@code zklock.embedded.enabled} is {@code true} but the embedded
- * ZooKeeper server, which lives in its own module ({@value #MODULE}), is not on the classpath.
- * Startup fails rather than connecting to {@code zklock.connect-string}: a forgotten dependency
- * must not turn into a connection to whatever listens on {@code localhost:2181}.
+ * ZooKeeper server, which lives in its own module ({@value #MODULE}), is not on the
+ * classpath. Startup fails rather than connecting to {@code zklock.connect-string}: a
+ * forgotten dependency must not turn into a connection to whatever listens on
+ * {@code localhost:2181}.
  *
  * @author zk-lock
  */
@@ -16,7 +17,8 @@ public class EmbeddedZooKeeperModuleMissingException extends IllegalStateExcepti
 	public static final String MODULE = "dev.zklock:zk-lock-embedded-zookeeper";
 
 	/**
-	 * Auto-configuration of the embedded server, whose absence means the module is missing.
+	 * Auto-configuration of the embedded server, whose absence means the module is
+	 * missing.
 	 */
 	static final String AUTO_CONFIGURATION = "dev.zklock.embedded.EmbeddedZooKeeperAutoConfiguration";
 

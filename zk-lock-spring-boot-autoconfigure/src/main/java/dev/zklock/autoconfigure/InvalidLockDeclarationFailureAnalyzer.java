@@ -6,9 +6,9 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a {@code @DistributedLock} or {@code @DistributedSemaphore} that cannot work in Spring
- * Boot's "APPLICATION FAILED TO START" form: one description naming the annotation, class,
- * method, key expression and problem, and one action.
+ * Reports a {@code @DistributedLock} or {@code @DistributedSemaphore} that cannot work in
+ * Spring Boot's "APPLICATION FAILED TO START" form: one description naming the
+ * annotation, class, method, key expression and problem, and one action.
  */
 final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockDeclarationException> {
 
@@ -19,7 +19,8 @@ final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyze
 			.append(" cannot work");
 		if (cause.getExpression() != null) {
 			description.append(": its key expression \"").append(cause.getExpression()).append("\" ");
-			description.append(cause.getProblem().startsWith("it ") ? cause.getProblem().substring(3) : cause.getProblem());
+			description
+				.append(cause.getProblem().startsWith("it ") ? cause.getProblem().substring(3) : cause.getProblem());
 		}
 		else {
 			description.append(": ").append(cause.getProblem());

@@ -7,9 +7,9 @@ import org.apache.zookeeper.common.ClientX509Util;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Turns {@code zklock.tls.*} into the {@link ZKClientConfig} of a TLS client: secure mode, the
- * Netty socket ZooKeeper requires for it, and the stores. Per client, not through system
- * properties, so other ZooKeeper clients in the JVM are unaffected.
+ * Turns {@code zklock.tls.*} into the {@link ZKClientConfig} of a TLS client: secure
+ * mode, the Netty socket ZooKeeper requires for it, and the stores. Per client, not
+ * through system properties, so other ZooKeeper clients in the JVM are unaffected.
  *
  * @author zk-lock
  */

@@ -41,14 +41,16 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
- * zk-lock: a Curator client built from {@code zklock.*} (unless the application has its own
- * {@link CuratorFramework}, such as Spring Cloud Zookeeper's), a {@link ZkLockRegistry}, and the
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for zk-lock: a Curator client built from {@code zklock.*} (unless
+ * the application has its own {@link CuratorFramework}, such as Spring Cloud
+ * Zookeeper's), a {@link ZkLockRegistry}, and the
  * {@link dev.zklock.annotation.DistributedLock @DistributedLock} advisor.
  *
  * @author zk-lock
  */
-// After Spring Cloud Zookeeper's, so that its CuratorFramework, when there is one, is the client zk-lock uses
+// After Spring Cloud Zookeeper's, so that its CuratorFramework, when there is one, is the
+// client zk-lock uses
 @AutoConfiguration(after = AopAutoConfiguration.class,
 		afterName = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration")
 @ConditionalOnClass(CuratorFramework.class)
@@ -105,8 +107,9 @@ public final class ZkLockAutoConfiguration {
 		if (properties.isFailFast()) {
 			throw unreachable(client, connectString, properties);
 		}
-		logger.warn("ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
-				+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
+		logger.warn(
+				"ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
+						+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
 				connectString, wait.toMillis());
 	}
 
@@ -128,13 +131,13 @@ public final class ZkLockAutoConfiguration {
 		String namespace = properties.getNamespace();
 		return new ZooKeeperUnreachableException(connectString, properties.getInitialConnectWait(),
 				properties.getConnectionTimeout(), properties.getSessionTimeout(), properties.getTls().isEnabled(),
-				properties.getAuth().isEnabled(), (namespace != null && !namespace.isEmpty()) ? namespace : null,
-				state, unresolvedHosts(connectString), reported);
+				properties.getAuth().isEnabled(), (namespace != null && !namespace.isEmpty()) ? namespace : null, state,
+				unresolvedHosts(connectString), reported);
 	}
 
 	/**
-	 * The host names of a connect string that do not resolve. ZooKeeper only logs these, at
-	 * each attempt, and goes on trying.
+	 * The host names of a connect string that do not resolve. ZooKeeper only logs these,
+	 * at each attempt, and goes on trying.
 	 */
 	static List<String> unresolvedHosts(String connectString) {
 		int chroot = connectString.indexOf('/');
@@ -196,9 +199,10 @@ public final class ZkLockAutoConfiguration {
 	}
 
 	/**
-	 * {@code @DistributedLock} support: Spring's own shape ({@link ProxyDistributedLockConfiguration}),
-	 * with an auto-proxy creator that honours {@code spring.aop.proxy-target-class}. Backs off when
-	 * the application enables it itself with {@code @EnableDistributedLocks}.
+	 * {@code @DistributedLock} support: Spring's own shape
+	 * ({@link ProxyDistributedLockConfiguration}), with an auto-proxy creator that
+	 * honours {@code spring.aop.proxy-target-class}. Backs off when the application
+	 * enables it itself with {@code @EnableDistributedLocks}.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(DistributedLockAdvisor.class)
@@ -208,9 +212,10 @@ public final class ZkLockAutoConfiguration {
 	}
 
 	/**
-	 * {@code zklock.embedded.enabled=true} without the module that holds the embedded server. The
-	 * check is a bean factory post-processor so that it fails before any bean exists: were it an
-	 * ordinary bean, the client could already be connecting to {@code zklock.connect-string}.
+	 * {@code zklock.embedded.enabled=true} without the module that holds the embedded
+	 * server. The check is a bean factory post-processor so that it fails before any bean
+	 * exists: were it an ordinary bean, the client could already be connecting to
+	 * {@code zklock.connect-string}.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBooleanProperty("zklock.embedded.enabled")

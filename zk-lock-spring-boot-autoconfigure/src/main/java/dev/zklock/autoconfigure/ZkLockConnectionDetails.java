@@ -4,8 +4,8 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
 
 /**
  * Details required to establish a connection to a ZooKeeper ensemble. Taken from
- * {@code zklock.connect-string} unless another bean provides them, for example a Testcontainers
- * {@code @ServiceConnection}.
+ * {@code zklock.connect-string} unless another bean provides them, for example a
+ * Testcontainers {@code @ServiceConnection}.
  *
  * @author zk-lock
  */

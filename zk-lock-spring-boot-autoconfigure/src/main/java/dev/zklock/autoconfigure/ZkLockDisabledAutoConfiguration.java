@@ -20,9 +20,9 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * When {@code zklock.enabled=false}, says once at startup how many {@code @DistributedLock}
- * methods will run without a lock, and in which beans: switching the library off must not
- * silently switch off what users believe protects their code.
+ * When {@code zklock.enabled=false}, says once at startup how many
+ * {@code @DistributedLock} methods will run without a lock, and in which beans: switching
+ * the library off must not silently switch off what users believe protects their code.
  *
  * @author zk-lock
  */
@@ -57,7 +57,8 @@ public final class ZkLockDisabledAutoConfiguration {
 			}
 		}
 		if (!methods.isEmpty()) {
-			logger.warn("zklock.enabled=false: {} @DistributedLock method{} will run WITHOUT a distributed lock (beans: {})",
+			logger.warn(
+					"zklock.enabled=false: {} @DistributedLock method{} will run WITHOUT a distributed lock (beans: {})",
 					methods.size(), (methods.size() == 1) ? "" : "s", String.join(", ", beans));
 		}
 	}

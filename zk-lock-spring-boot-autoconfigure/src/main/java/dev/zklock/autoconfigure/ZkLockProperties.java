@@ -23,8 +23,8 @@ public class ZkLockProperties {
 	private boolean enabled = true;
 
 	/**
-	 * ZooKeeper connect string: comma-separated host:port pairs, optionally followed by a chroot
-	 * path.
+	 * ZooKeeper connect string: comma-separated host:port pairs, optionally followed by a
+	 * chroot path.
 	 */
 	private String connectString = "localhost:2181";
 
@@ -34,8 +34,8 @@ public class ZkLockProperties {
 	private @Nullable String namespace;
 
 	/**
-	 * Session timeout requested from ZooKeeper. A holder whose JVM dies keeps its locks this
-	 * long; the server bounds it to between 2 and 20 ticks.
+	 * Session timeout requested from ZooKeeper. A holder whose JVM dies keeps its locks
+	 * this long; the server bounds it to between 2 and 20 ticks.
 	 */
 	private Duration sessionTimeout = Duration.ofSeconds(30);
 
@@ -45,13 +45,14 @@ public class ZkLockProperties {
 	private Duration connectionTimeout = Duration.ofSeconds(15);
 
 	/**
-	 * How long startup waits for the first connection before it logs a warning and goes on
-	 * (or fails, with fail-fast).
+	 * How long startup waits for the first connection before it logs a warning and goes
+	 * on (or fails, with fail-fast).
 	 */
 	private Duration initialConnectWait = Duration.ofSeconds(5);
 
 	/**
-	 * Whether startup fails when ZooKeeper cannot be reached within the initial connect wait.
+	 * Whether startup fails when ZooKeeper cannot be reached within the initial connect
+	 * wait.
 	 */
 	private boolean failFast;
 
@@ -222,9 +223,9 @@ public class ZkLockProperties {
 	}
 
 	/**
-	 * Digest authentication. When a username is set, the client authenticates and lock nodes
-	 * are created with a creator-only ACL, so clients without the credentials cannot delete
-	 * them.
+	 * Digest authentication. When a username is set, the client authenticates and lock
+	 * nodes are created with a creator-only ACL, so clients without the credentials
+	 * cannot delete them.
 	 */
 	public static class Auth {
 
@@ -277,7 +278,8 @@ public class ZkLockProperties {
 
 		/**
 		 * How many times a held lock may pass to another thread of this JVM, without a
-		 * ZooKeeper round trip, while another JVM waits for it. 0 disables local hand-off.
+		 * ZooKeeper round trip, while another JVM waits for it. 0 disables local
+		 * hand-off.
 		 */
 		private int maxLocalHandoffs = 8;
 
@@ -288,8 +290,8 @@ public class ZkLockProperties {
 		private LostLockPolicy lostLockPolicy = LostLockPolicy.THROW;
 
 		/**
-		 * How long a release waits for ZooKeeper to confirm the delete of the lock node before
-		 * leaving it to the background.
+		 * How long a release waits for ZooKeeper to confirm the delete of the lock node
+		 * before leaving it to the background.
 		 */
 		private Duration releaseTimeout = Duration.ofSeconds(5);
 
@@ -341,9 +343,9 @@ public class ZkLockProperties {
 	public static class Annotation {
 
 		/**
-		 * Order of the @DistributedLock advisor. The default, Ordered.LOWEST_PRECEDENCE - 1,
-		 * runs just before @Transactional's advisor (which has the lowest precedence), so the
-		 * lock spans the transaction.
+		 * Order of the @DistributedLock advisor. The default, Ordered.LOWEST_PRECEDENCE -
+		 * 1, runs just before @Transactional's advisor (which has the lowest precedence),
+		 * so the lock spans the transaction.
 		 */
 		private int order = 2147483646;
 
@@ -358,16 +360,17 @@ public class ZkLockProperties {
 	}
 
 	/**
-	 * In-process ZooKeeper server, for development and tests only. The server is in its own
-	 * module, dev.zklock:zk-lock-embedded-zookeeper, which the starter does not bring; these
-	 * properties are bound here so that enabling it without the module fails startup.
+	 * In-process ZooKeeper server, for development and tests only. The server is in its
+	 * own module, dev.zklock:zk-lock-embedded-zookeeper, which the starter does not
+	 * bring; these properties are bound here so that enabling it without the module fails
+	 * startup.
 	 */
 	public static class Embedded {
 
 		/**
 		 * Whether to start an in-process ZooKeeper server and connect to it, ignoring
-		 * connect-string. Needs dev.zklock:zk-lock-embedded-zookeeper on the classpath; without
-		 * it, startup fails.
+		 * connect-string. Needs dev.zklock:zk-lock-embedded-zookeeper on the classpath;
+		 * without it, startup fails.
 		 */
 		private boolean enabled;
 
@@ -377,8 +380,8 @@ public class ZkLockProperties {
 		private int port = 2181;
 
 		/**
-		 * Data directory of the embedded server, kept on shutdown. When not set, a temporary
-		 * directory, deleted on shutdown and when the server fails to start.
+		 * Data directory of the embedded server, kept on shutdown. When not set, a
+		 * temporary directory, deleted on shutdown and when the server fails to start.
 		 */
 		private @Nullable Path dataDir;
 
@@ -409,8 +412,8 @@ public class ZkLockProperties {
 	}
 
 	/**
-	 * TLS to ZooKeeper's secure client port, through ZooKeeper's Netty client. Passwords are
-	 * passed to the client only, never logged or shown.
+	 * TLS to ZooKeeper's secure client port, through ZooKeeper's Netty client. Passwords
+	 * are passed to the client only, never logged or shown.
 	 */
 	public static class Tls {
 
@@ -420,8 +423,8 @@ public class ZkLockProperties {
 		private boolean enabled;
 
 		/**
-		 * Location of the client's key store (a file path), for servers that require client
-		 * certificates.
+		 * Location of the client's key store (a file path), for servers that require
+		 * client certificates.
 		 */
 		private @Nullable String keyStore;
 
@@ -431,14 +434,14 @@ public class ZkLockProperties {
 		private @Nullable String keyStorePassword;
 
 		/**
-		 * Type of the key store (PKCS12, JKS, PEM); inferred from the file extension when not
-		 * set.
+		 * Type of the key store (PKCS12, JKS, PEM); inferred from the file extension when
+		 * not set.
 		 */
 		private @Nullable String keyStoreType;
 
 		/**
-		 * Location of the trust store (a file path) holding the certificates that the server's
-		 * certificate is checked against.
+		 * Location of the trust store (a file path) holding the certificates that the
+		 * server's certificate is checked against.
 		 */
 		private @Nullable String trustStore;
 
@@ -448,8 +451,8 @@ public class ZkLockProperties {
 		private @Nullable String trustStorePassword;
 
 		/**
-		 * Type of the trust store (PKCS12, JKS, PEM); inferred from the file extension when not
-		 * set.
+		 * Type of the trust store (PKCS12, JKS, PEM); inferred from the file extension
+		 * when not set.
 		 */
 		private @Nullable String trustStoreType;
 
@@ -543,8 +546,9 @@ public class ZkLockProperties {
 
 	/**
 	 * RFC 9457 problem responses ({@code application/problem+json}) for a
-	 * {@code LockAcquisitionException} that the application does not handle itself: 409 for a
-	 * busy lock, 503 when ZooKeeper cannot be used, 500 when it refused the operation.
+	 * {@code LockAcquisitionException} that the application does not handle itself: 409
+	 * for a busy lock, 503 when ZooKeeper cannot be used, 500 when it refused the
+	 * operation.
 	 */
 	public static class ProblemDetails {
 
@@ -555,9 +559,9 @@ public class ZkLockProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Whether the problem response names the lock: its key, the reason, the time waited,
-		 * and the exception's message (ZooKeeper path and holders) as detail. Off by default,
-		 * as these are internals a client should not see.
+		 * Whether the problem response names the lock: its key, the reason, the time
+		 * waited, and the exception's message (ZooKeeper path and holders) as detail. Off
+		 * by default, as these are internals a client should not see.
 		 */
 		private boolean exposeLockDetails = false;
 

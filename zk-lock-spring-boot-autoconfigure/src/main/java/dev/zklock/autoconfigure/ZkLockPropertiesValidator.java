@@ -23,7 +23,8 @@ public final class ZkLockPropertiesValidator {
 	/**
 	 * Check the properties.
 	 * @param properties the properties
-	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid
+	 * property
 	 */
 	public static void validate(ZkLockProperties properties) {
 		positive("zklock.session-timeout", properties.getSessionTimeout());

@@ -8,8 +8,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes sure an auto-proxy creator exists to apply the {@code @DistributedLock} advisor, also
- * when Spring Boot's own AOP auto-configuration is switched off, as
+ * Makes sure an auto-proxy creator exists to apply the {@code @DistributedLock} advisor,
+ * also when Spring Boot's own AOP auto-configuration is switched off, as
  * {@code @EnableTransactionManagement} does for {@code @Transactional}. Honours
  * {@code spring.aop.proxy-target-class} (default true: class-based proxies).
  *

@@ -7,9 +7,9 @@ import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown at startup when {@code zklock.fail-fast} is {@code true} and the auto-configured client
- * did not connect to ZooKeeper within {@code zklock.initial-connect-wait}. Carries what was
- * tried, so that the failure report can say what to check; never a password.
+ * Thrown at startup when {@code zklock.fail-fast} is {@code true} and the auto-configured
+ * client did not connect to ZooKeeper within {@code zklock.initial-connect-wait}. Carries
+ * what was tried, so that the failure report can say what to check; never a password.
  *
  * @author zk-lock
  */
@@ -64,7 +64,8 @@ public class ZooKeeperUnreachableException extends IllegalStateException {
 	}
 
 	/**
-	 * Return how long startup waited for the first connection ({@code zklock.initial-connect-wait}).
+	 * Return how long startup waited for the first connection
+	 * ({@code zklock.initial-connect-wait}).
 	 * @return the wait
 	 */
 	public Duration getInitialConnectWait() {
@@ -96,8 +97,8 @@ public class ZooKeeperUnreachableException extends IllegalStateException {
 	}
 
 	/**
-	 * Return whether digest authentication was configured ({@code zklock.auth.username}). The
-	 * credentials themselves are not kept.
+	 * Return whether digest authentication was configured ({@code zklock.auth.username}).
+	 * The credentials themselves are not kept.
 	 * @return whether digest authentication was configured
 	 */
 	public boolean isAuthEnabled() {
@@ -114,7 +115,8 @@ public class ZooKeeperUnreachableException extends IllegalStateException {
 
 	/**
 	 * Return the state of the ZooKeeper client when startup gave up: usually
-	 * {@link ZooKeeper.States#CONNECTING CONNECTING}, still trying the listed servers in turn.
+	 * {@link ZooKeeper.States#CONNECTING CONNECTING}, still trying the listed servers in
+	 * turn.
 	 * @return the client state, or {@code null} if it could not be read
 	 */
 	public ZooKeeper.@Nullable States getClientState() {

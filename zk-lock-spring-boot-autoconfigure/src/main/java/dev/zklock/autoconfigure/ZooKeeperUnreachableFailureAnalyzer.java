@@ -4,8 +4,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a {@link ZooKeeperUnreachableException} in Spring Boot's "APPLICATION FAILED TO START"
- * form: the connect string and what was tried, then what to check or change.
+ * Reports a {@link ZooKeeperUnreachableException} in Spring Boot's "APPLICATION FAILED TO
+ * START" form: the connect string and what was tried, then what to check or change.
  */
 final class ZooKeeperUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<ZooKeeperUnreachableException> {
 
@@ -57,7 +57,8 @@ final class ZooKeeperUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<
 			.append(cause.getConnectString())
 			.append(" (host, port, firewalls, container networking), or correct zklock.connect-string.\n");
 		if (cause.isTlsEnabled()) {
-			// A TLS client on the plain port (or the reverse) looks like an unreachable server
+			// A TLS client on the plain port (or the reverse) looks like an unreachable
+			// server
 			action.append("\tTLS is on: the port must be ZooKeeper's secure client port (secureClientPort), not its "
 					+ "plain clientPort, and zklock.tls.trust-store must trust the server's certificate.\n");
 		}

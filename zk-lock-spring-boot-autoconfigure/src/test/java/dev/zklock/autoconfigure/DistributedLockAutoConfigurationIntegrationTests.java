@@ -99,21 +99,25 @@ class DistributedLockAutoConfigurationIntegrationTests {
 		ZkLock held = otherJvm.obtain("order:7");
 		held.lock();
 		try {
-			// A default wait long enough to tell "one attempt" from "waited" on a loaded machine
+			// A default wait long enough to tell "one attempt" from "waited" on a loaded
+			// machine
 			Duration defaultWait = Duration.ofSeconds(8);
 			runner().withPropertyValues("zklock.lock.default-wait=" + defaultWait.toSeconds() + "s").run((context) -> {
 				Shop shop = context.getBean(Shop.class);
 				long start = System.nanoTime();
 				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> shop.noWait("7"))
-					.withMessageStartingWith("Could not acquire lock 'order:7' (ZooKeeper path /locks/order:7) after waiting ")
+					.withMessageStartingWith(
+							"Could not acquire lock 'order:7' (ZooKeeper path /locks/order:7) after waiting ")
 					.withMessageContaining("held by another participant");
-				// Catches waitMs = 0 waiting the default wait; half of it is headroom for a loaded CI
+				// Catches waitMs = 0 waiting the default wait; half of it is headroom for
+				// a loaded CI
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(defaultWait.dividedBy(2));
 				assertThat(shop.calls()).isEmpty();
 				long waited = System.nanoTime();
 				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> shop.byName("7", 1))
 					.withMessageContaining("'order:7'");
-				// Catches the default wait being cut short; a lower bound, so load cannot break it
+				// Catches the default wait being cut short; a lower bound, so load cannot
+				// break it
 				assertThat(Duration.ofNanos(System.nanoTime() - waited)).isGreaterThan(defaultWait.minusMillis(100));
 			});
 		}
@@ -130,7 +134,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			lock.lock();
 			try {
 				CompletableFuture<Void> other = CompletableFuture.runAsync(() -> shop.noWait("8"));
-				// Catches a hang behind this thread's lock; far above the 2 s default wait, for a loaded CI
+				// Catches a hang behind this thread's lock; far above the 2 s default
+				// wait, for a loaded CI
 				assertThatExceptionOfType(Exception.class).isThrownBy(() -> other.get(30, TimeUnit.SECONDS))
 					.withRootCauseInstanceOf(LockAcquisitionException.class)
 					.withMessageContaining("held by another thread of this JVM");
@@ -147,9 +152,10 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			Stock stock = context.getBean(Stock.class);
 			stock.setUp();
 			stock.decrement("sku-1");
-			assertThat(stock.events()).containsExactly("lock held, transaction active", "after commit: lock still held");
-			assertThat(context.getBean(JdbcTemplate.class).queryForObject("select qty from stock where sku = 'sku-1'",
-					Integer.class)).isEqualTo(9);
+			assertThat(stock.events()).containsExactly("lock held, transaction active",
+					"after commit: lock still held");
+			assertThat(context.getBean(JdbcTemplate.class)
+				.queryForObject("select qty from stock where sku = 'sku-1'", Integer.class)).isEqualTo(9);
 			assertThat(context.getBean(ZkLockRegistry.class).obtain("stock:sku-1").isHeldByCurrentThread()).isFalse();
 		});
 	}
@@ -161,8 +167,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			stock.setUp();
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> stock.failAfterWrite("sku-1"));
 			assertThat(stock.events()).containsExactly("after rollback: lock still held");
-			assertThat(context.getBean(JdbcTemplate.class).queryForObject("select qty from stock where sku = 'sku-1'",
-					Integer.class)).isEqualTo(10);
+			assertThat(context.getBean(JdbcTemplate.class)
+				.queryForObject("select qty from stock where sku = 'sku-1'", Integer.class)).isEqualTo(10);
 			assertThat(this.zk.children("/locks/stock:sku-1")).isEmpty();
 		});
 	}
@@ -250,8 +256,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 					+ ".run(String) cannot work: its key expression \"inventory\" uses the bare word 'inventory', "
 					+ "which is not a property of the expression's root object (its properties are args, method, "
 					+ "methodName, target and targetClass).");
-			assertThat(analysis.getAction()).startsWith("If 'inventory' is meant as text, put it in single quotes: "
-					+ "key = \"'inventory'\"");
+			assertThat(analysis.getAction())
+				.startsWith("If 'inventory' is meant as text, put it in single quotes: " + "key = \"'inventory'\"");
 		});
 		runner().withBean(PrivateMethodService.class).run((context) -> {
 			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
@@ -265,8 +271,9 @@ class DistributedLockAutoConfigurationIntegrationTests {
 	void readWriteAndSemaphoreDeclarationsThatCannotWorkAreReportedAsFailureAnalyses() {
 		runner().withBean(NoPermitsService.class).run((context) -> {
 			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).isEqualTo("@DistributedSemaphore on " + NoPermitsService.class.getName()
-					+ ".run() cannot work: permits must be at least 1, but was 0: no call could ever run.");
+			assertThat(analysis.getDescription())
+				.isEqualTo("@DistributedSemaphore on " + NoPermitsService.class.getName()
+						+ ".run() cannot work: permits must be at least 1, but was 0: no call could ever run.");
 			assertThat(analysis.getAction()).contains("permits = 2").endsWith(".");
 		});
 		runner().withBean(AsyncReadService.class).run((context) -> {

@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Tests for {@link EmbeddedZooKeeperModuleMissingFailureAnalyzer}: {@code zklock.embedded.enabled=true}
- * without dev.zklock:zk-lock-embedded-zookeeper, which this module's tests do not have.
+ * Tests for {@link EmbeddedZooKeeperModuleMissingFailureAnalyzer}:
+ * {@code zklock.embedded.enabled=true} without dev.zklock:zk-lock-embedded-zookeeper,
+ * which this module's tests do not have.
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
@@ -48,15 +49,15 @@ class EmbeddedZooKeeperModuleMissingFailureAnalyzerTests {
 	@Test
 	void startupFailsWithTheReportAndNeverConnectsToTheConnectString(CapturedOutput output) throws Exception {
 		try (ServerSocket listener = new ServerSocket(0)) {
-			// Where the client would go instead: a connection here is the silent fall-back this prevents
+			// Where the client would go instead: a connection here is the silent
+			// fall-back this prevents
 			listener.setSoTimeout(500);
-			SpringApplicationBuilder application = new SpringApplicationBuilder(App.class)
-				.web(WebApplicationType.NONE)
+			SpringApplicationBuilder application = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
 				.bannerMode(Banner.Mode.OFF)
 				.registerShutdownHook(false)
 				.properties("zklock.embedded.enabled=true",
-						"zklock.connect-string=127.0.0.1:" + listener.getLocalPort(),
-						"zklock.initial-connect-wait=30s", "zklock.fail-fast=true");
+						"zklock.connect-string=127.0.0.1:" + listener.getLocalPort(), "zklock.initial-connect-wait=30s",
+						"zklock.fail-fast=true");
 			long start = System.nanoTime();
 			Throwable failure = catchThrowable(application::run);
 			// Not after waiting for a connection; wide for loaded CI
@@ -70,7 +71,8 @@ class EmbeddedZooKeeperModuleMissingFailureAnalyzerTests {
 				.contains("Add dev.zklock:zk-lock-embedded-zookeeper to the application's dependencies")
 				.contains("test scope when only tests use the embedded server")
 				.contains("set zklock.embedded.enabled=false and point zklock.connect-string at it");
-			// Spring Boot found the analyzer through spring.factories and printed the report, not a trace
+			// Spring Boot found the analyzer through spring.factories and printed the
+			// report, not a trace
 			assertThat(output).contains("APPLICATION FAILED TO START")
 				.contains("Add dev.zklock:zk-lock-embedded-zookeeper")
 				.doesNotContain("\tat dev.zklock.autoconfigure");

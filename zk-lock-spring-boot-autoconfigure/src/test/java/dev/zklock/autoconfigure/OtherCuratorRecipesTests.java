@@ -28,10 +28,10 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The auto-configured {@link CuratorFramework} is there for every Curator recipe, not only the
- * locks: a leader latch, a barrier and a double barrier run on the same client as
- * {@code @DistributedLock}, sharing its one connection and session, its namespace and its
- * digest authentication (creator-only ACLs on what they create).
+ * The auto-configured {@link CuratorFramework} is there for every Curator recipe, not
+ * only the locks: a leader latch, a barrier and a double barrier run on the same client
+ * as {@code @DistributedLock}, sharing its one connection and session, its namespace and
+ * its digest authentication (creator-only ACLs on what they create).
  */
 @Timeout(60)
 class OtherCuratorRecipesTests {
@@ -53,7 +53,8 @@ class OtherCuratorRecipesTests {
 				try (LeaderLatch latch = new LeaderLatch(client, "/leader", "instance-1")) {
 					latch.start();
 					assertThat(latch.await(20, TimeUnit.SECONDS)).isTrue();
-					// While it leads, a locked method runs on the same client, as does a plain Curator mutex
+					// While it leads, a locked method runs on the same client, as does a
+					// plain Curator mutex
 					Worker worker = context.getBean(Worker.class);
 					assertThat(worker.work("a")).isPositive();
 					InterProcessMutex mutex = new InterProcessMutex(client, "/locks/shared:b");
@@ -67,9 +68,11 @@ class OtherCuratorRecipesTests {
 					DistributedDoubleBarrier together = new DistributedDoubleBarrier(client, "/together", 1);
 					assertThat(together.enter(5, TimeUnit.SECONDS)).isTrue();
 					assertThat(together.leave(5, TimeUnit.SECONDS)).isTrue();
-					// One session for all of it; everything under the namespace, guarded by the credentials
+					// One session for all of it; everything under the namespace, guarded
+					// by the credentials
 					assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
-					// Read without the namespace, and with the credentials: the nodes are creator-only
+					// Read without the namespace, and with the credentials: the nodes are
+					// creator-only
 					CuratorFramework raw = client.usingNamespace(null);
 					assertThat(raw.getChildren().forPath("/shop")).contains("leader", "locks", "together");
 					assertThat(raw.getChildren().forPath("/")).doesNotContain("leader", "locks", "barrier");

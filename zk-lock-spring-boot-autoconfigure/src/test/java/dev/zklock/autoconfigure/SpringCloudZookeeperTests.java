@@ -18,10 +18,10 @@ import org.springframework.util.ClassUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * zk-lock beside Spring Cloud Zookeeper's auto-configuration: one Curator client, Spring Cloud's,
- * configured by {@code spring.cloud.zookeeper.*}. Spring Cloud Zookeeper is on the class path of
- * this test's own Surefire run only (see the pom); elsewhere, as with {@code -Dtest} naming it, the
- * test is skipped.
+ * zk-lock beside Spring Cloud Zookeeper's auto-configuration: one Curator client, Spring
+ * Cloud's, configured by {@code spring.cloud.zookeeper.*}. Spring Cloud Zookeeper is on
+ * the class path of this test's own Surefire run only (see the pom); elsewhere, as with
+ * {@code -Dtest} naming it, the test is skipped.
  */
 @Timeout(60)
 @EnabledIf("springCloudZookeeperPresent")
@@ -36,14 +36,16 @@ class SpringCloudZookeeperTests {
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
 
 	private ApplicationContextRunner runner() {
-		// zk-lock's own auto-configuration is listed first: only its ordering can put it after
+		// zk-lock's own auto-configuration is listed first: only its ordering can put it
+		// after
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZookeeperAutoConfiguration.class));
 	}
 
 	@Test
 	void zkLockUsesSpringCloudZookeepersClient() {
-		// No zklock.connect-string: a client of zk-lock's own would look for localhost:2181
+		// No zklock.connect-string: a client of zk-lock's own would look for
+		// localhost:2181
 		runner().withPropertyValues("spring.cloud.zookeeper.connect-string=" + this.zk.connectString())
 			.run((context) -> {
 				assertThat(context).hasSingleBean(CuratorFramework.class)

@@ -112,10 +112,11 @@ class ZkLockAutoConfigurationTests {
 
 	@Test
 	void startsAnApplicationCuratorFrameworkThatNobodyStarted() {
-		runner().withBean("myCurator", CuratorFramework.class,
-				() -> org.apache.curator.framework.CuratorFrameworkFactory.newClient(this.zk.connectString(),
-						new org.apache.curator.retry.RetryOneTime(100)),
-				(definition) -> definition.setDestroyMethodName("close"))
+		runner()
+			.withBean("myCurator", CuratorFramework.class,
+					() -> org.apache.curator.framework.CuratorFrameworkFactory.newClient(this.zk.connectString(),
+							new org.apache.curator.retry.RetryOneTime(100)),
+					(definition) -> definition.setDestroyMethodName("close"))
 			.run((context) -> assertThat(context.getBean(CuratorFramework.class).getState())
 				.isEqualTo(CuratorFrameworkState.STARTED));
 	}
@@ -125,11 +126,13 @@ class ZkLockAutoConfigurationTests {
 		runner().withUserConfiguration(OwnRegistryConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(ZkLockRegistry.class).hasBean("ownRegistry");
 			assertThat(context.getBean(ZkLockRegistry.class).getOptions().rootPath()).isEqualTo("/own");
-			// The application enabled @DistributedLock itself: the auto-configured advisor backs off
+			// The application enabled @DistributedLock itself: the auto-configured
+			// advisor backs off
 			assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
 			DistributedLockAdvisor advisor = context.getBean(DistributedLockAdvisor.class);
 			assertThat(advisor.getOrder()).isEqualTo(OwnRegistryConfiguration.ADVISOR_ORDER);
-			// The application's advisor is the one, and the only one, that locked methods get
+			// The application's advisor is the one, and the only one, that locked methods
+			// get
 			Greeter greeter = context.getBean(Greeter.class);
 			assertThat(greeter).isInstanceOf(Advised.class);
 			assertThat(((Advised) greeter).getAdvisors()).containsExactly(advisor);
@@ -171,11 +174,13 @@ class ZkLockAutoConfigurationTests {
 	void absentZooKeeperDoesNotHangStartupAndWarnsOnce(CapturedOutput output) throws Exception {
 		this.zk.server().stop();
 		long start = System.nanoTime();
-		// A connection timeout beyond the bound below, so that startup waiting for it would fail it
+		// A connection timeout beyond the bound below, so that startup waiting for it
+		// would fail it
 		runner().withPropertyValues("zklock.initial-connect-wait=500ms", "zklock.connection-timeout=60s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(ZkLockRegistry.class);
-				// Catches startup waiting for the server rather than initial-connect-wait; wide for loaded CI
+				// Catches startup waiting for the server rather than
+				// initial-connect-wait; wide for loaded CI
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
 				assertThat(output).containsOnlyOnce("ZooKeeper at '" + this.zk.connectString()
 						+ "' could not be reached within 500 ms; starting anyway");

@@ -18,9 +18,9 @@ class ZkLockFailureAnalyzersRegistrationTests {
 
 	@Test
 	void everyAnalyzerIsRegisteredInSpringFactories() {
-		// Analyzers of other modules that need constructor arguments are skipped, not failed on
-		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
-			.forDefaultResourceLocation(getClass().getClassLoader())
+		// Analyzers of other modules that need constructor arguments are skipped, not
+		// failed on
+		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
 			.load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, ex) -> {
 			}));
 		assertThat(analyzers).extracting((analyzer) -> analyzer.getClass().getName())

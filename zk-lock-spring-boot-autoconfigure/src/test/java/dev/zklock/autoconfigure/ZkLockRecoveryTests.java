@@ -26,16 +26,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Fault scenarios 6 and 7 of the fault matrix, at the application level: ZooKeeper absent at
- * startup, and ZooKeeper restarted while the application is idle. Both recover without an
- * application restart. Rows go to {@code target/fault-matrix.md}.
+ * Fault scenarios 6 and 7 of the fault matrix, at the application level: ZooKeeper absent
+ * at startup, and ZooKeeper restarted while the application is idle. Both recover without
+ * an application restart. Rows go to {@code target/fault-matrix.md}.
  */
 @Timeout(120)
 class ZkLockRecoveryTests {
 
 	/**
-	 * How long the first lock call after recovery may wait: the test is about recovering without
-	 * a restart, not how fast, and the time it took goes to the report; wide for loaded CI.
+	 * How long the first lock call after recovery may wait: the test is about recovering
+	 * without a restart, not how fast, and the time it took goes to the report; wide for
+	 * loaded CI.
 	 */
 	private static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
 
@@ -49,8 +50,8 @@ class ZkLockRecoveryTests {
 
 	private ApplicationContextRunner runner(String connectString) {
 		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockHealthContributorAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + connectString, "zklock.session-timeout=4s",
 					"zklock.connection-timeout=2s", "zklock.initial-connect-wait=500ms");
 	}
@@ -73,8 +74,8 @@ class ZkLockRecoveryTests {
 				});
 				long locked = System.nanoTime();
 				report("| 6. ZooKeeper absent at startup, started later | app started, health DOWN | UP "
-						+ millis(up - started) + " ms after ZooKeeper started; first lock "
-						+ millis(locked - started) + " ms after |");
+						+ millis(up - started) + " ms after ZooKeeper started; first lock " + millis(locked - started)
+						+ " ms after |");
 			}
 		});
 	}
@@ -92,8 +93,8 @@ class ZkLockRecoveryTests {
 			long locked = System.nanoTime();
 			awaitUp(context.getBean(ZkLockHealthIndicator.class));
 			assertThat(this.zk.children("/locks/idle")).isEmpty();
-			report("| 7. ZooKeeper restarted while idle | next lock call works | first lock " + millis(locked - restarted)
-					+ " ms after the restart |");
+			report("| 7. ZooKeeper restarted while idle | next lock call works | first lock "
+					+ millis(locked - restarted) + " ms after the restart |");
 		});
 	}
 

@@ -32,9 +32,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * TLS to a real in-process ZooKeeper that listens only on a secure client port, with a key pair
- * and trust store made by {@code keytool} for the test. Also checks that neither the TLS nor the
- * digest passwords reach logs, health details or exception messages.
+ * TLS to a real in-process ZooKeeper that listens only on a secure client port, with a
+ * key pair and trust store made by {@code keytool} for the test. Also checks that neither
+ * the TLS nor the digest passwords reach logs, health details or exception messages.
  */
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
@@ -59,7 +59,8 @@ class ZkLockTlsTests {
 
 	@BeforeEach
 	void startSecureServer() throws Exception {
-		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore them after
+		// ZooKeeper's server turns unknown zoo.cfg keys into system properties: restore
+		// them after
 		this.systemProperties = (Properties) System.getProperties().clone();
 		this.keyStore = this.dir.resolve("zk.p12");
 		this.trustStore = this.dir.resolve("trust.p12");
@@ -97,8 +98,8 @@ class ZkLockTlsTests {
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockHealthContributorAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=localhost:" + this.securePort, "zklock.initial-connect-wait=10s",
 					"zklock.tls.enabled=true", "zklock.tls.key-store=" + this.keyStore,
 					"zklock.tls.key-store-password=" + STORE_PASSWORD, "zklock.tls.trust-store=" + this.trustStore,
@@ -122,7 +123,8 @@ class ZkLockTlsTests {
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.toString()).doesNotContain(STORE_PASSWORD).doesNotContain(DIGEST_PASSWORD);
 		});
-		// A failing start with the same secrets: the failure names the property, not the secrets
+		// A failing start with the same secrets: the failure names the property, not the
+		// secrets
 		runner().withPropertyValues("zklock.tls.trust-store=").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
@@ -137,10 +139,10 @@ class ZkLockTlsTests {
 	@Test
 	void plainClientCannotTalkToTheSecurePort() {
 		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockHealthContributorAutoConfiguration.class))
-			.withPropertyValues("zklock.connect-string=localhost:" + this.securePort,
-					"zklock.initial-connect-wait=1s", "zklock.connection-timeout=1s")
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockHealthContributorAutoConfiguration.class))
+			.withPropertyValues("zklock.connect-string=localhost:" + this.securePort, "zklock.initial-connect-wait=1s",
+					"zklock.connection-timeout=1s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(ZkLockHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assumptions.assumeThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link ZooKeeperUnreachableFailureAnalyzer}: {@code zklock.fail-fast=true} against
- * an address where nothing listens, with a real Curator client.
+ * Tests for {@link ZooKeeperUnreachableFailureAnalyzer}: {@code zklock.fail-fast=true}
+ * against an address where nothing listens, with a real Curator client.
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
@@ -56,8 +56,7 @@ class ZooKeeperUnreachableFailureAnalyzerTests {
 
 	@Test
 	void bootPrintsTheReportNamingConnectStringAndWait(CapturedOutput output) {
-		SpringApplicationBuilder application = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
+		SpringApplicationBuilder application = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.registerShutdownHook(false)
 			.properties("zklock.connect-string=" + this.connectString, "zklock.initial-connect-wait=500ms",
@@ -66,7 +65,8 @@ class ZooKeeperUnreachableFailureAnalyzerTests {
 		long start = System.nanoTime();
 		Throwable failure = catchThrowable(application::run);
 		assertThat(failure).isNotNull();
-		// Catches startup waiting for the connection timeout rather than the 500 ms; wide for loaded CI
+		// Catches startup waiting for the connection timeout rather than the 500 ms; wide
+		// for loaded CI
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
 		FailureAnalysis analysis = new ZooKeeperUnreachableFailureAnalyzer().analyze(failure);
 		assertThat(analysis).as("analysis of %s", failure).isNotNull();
@@ -96,7 +96,8 @@ class ZooKeeperUnreachableFailureAnalyzerTests {
 		assertThat(cause.getNamespace()).isEqualTo("shop");
 		assertThat(cause.getClientState()).isEqualTo(ZooKeeper.States.CONNECTING);
 		assertThat(cause.getUnresolvedHosts()).isEmpty();
-		// Spring Boot found the analyzer through spring.factories and printed the report, not a trace
+		// Spring Boot found the analyzer through spring.factories and printed the report,
+		// not a trace
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("ZooKeeper at '" + this.connectString + "' could not be reached, and zklock.fail-fast is true")
 			.contains("To start without ZooKeeper, set zklock.fail-fast=false")
@@ -104,15 +105,17 @@ class ZooKeeperUnreachableFailureAnalyzerTests {
 			.doesNotContain(DIGEST_PASSWORD);
 		assertThat(stackTraceOf(failure)).doesNotContain(DIGEST_PASSWORD);
 		// The client that could not connect is closed, not left retrying
-		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-			.noneMatch((thread) -> thread.isAlive() && thread.getName().contains(this.connectString)));
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+				.noneMatch((thread) -> thread.isAlive() && thread.getName().contains(this.connectString)));
 	}
 
 	@Test
 	void tlsActionPointsAtTheSecurePortAndNoSecretLeaks(@TempDir Path dir, CapturedOutput output) {
-		runner().withPropertyValues("zklock.tls.enabled=true", "zklock.tls.trust-store=" + dir.resolve("trust.p12"),
-				"zklock.tls.trust-store-password=" + STORE_PASSWORD, "zklock.auth.username=shop",
-				"zklock.auth.password=" + DIGEST_PASSWORD)
+		runner()
+			.withPropertyValues("zklock.tls.enabled=true", "zklock.tls.trust-store=" + dir.resolve("trust.p12"),
+					"zklock.tls.trust-store-password=" + STORE_PASSWORD, "zklock.auth.username=shop",
+					"zklock.auth.password=" + DIGEST_PASSWORD)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				FailureAnalysis analysis = new ZooKeeperUnreachableFailureAnalyzer()
@@ -120,8 +123,9 @@ class ZooKeeperUnreachableFailureAnalyzerTests {
 				assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
 				assertThat(analysis.getDescription()).contains("\tTLS: on (zklock.tls.enabled)")
 					.contains("\tnamespace: none (zklock.namespace)");
-				assertThat(analysis.getAction()).contains("TLS is on: the port must be ZooKeeper's secure client "
-						+ "port (secureClientPort), not its plain clientPort")
+				assertThat(analysis.getAction())
+					.contains("TLS is on: the port must be ZooKeeper's secure client "
+							+ "port (secureClientPort), not its plain clientPort")
 					.doesNotContain("set zklock.tls.enabled=true");
 				assertThat(analysis.getDescription() + analysis.getAction()).doesNotContain(STORE_PASSWORD)
 					.doesNotContain(DIGEST_PASSWORD);

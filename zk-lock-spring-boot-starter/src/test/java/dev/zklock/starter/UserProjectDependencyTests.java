@@ -21,24 +21,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The ZooKeeper a user gets is the one we test: a throwaway application that depends only on the
- * starter, and does not inherit our parent's {@code dependencyManagement}, resolves
- * {@code org.apache.zookeeper:zookeeper} at {@code ${zookeeper.version}}, and not the embedded
- * server. One that adds {@code zk-lock-embedded-zookeeper} with test scope gets the server's
- * libraries that ZooKeeper declares 'provided', at the versions we test, without naming them.
+ * The ZooKeeper a user gets is the one we test: a throwaway application that depends only
+ * on the starter, and does not inherit our parent's {@code dependencyManagement},
+ * resolves {@code org.apache.zookeeper:zookeeper} at {@code ${zookeeper.version}}, and
+ * not the embedded server. One that adds {@code zk-lock-embedded-zookeeper} with test
+ * scope gets the server's libraries that ZooKeeper declares 'provided', at the versions
+ * we test, without naming them.
  * <p>
- * The child Maven (the one running this build) uses a fresh local repository in a temporary
- * directory, seeded with the POMs of this source tree, which are what {@code install} and
- * {@code deploy} publish (no flattening). A stale {@code 0.1.0-SNAPSHOT} in {@code ~/.m2} therefore
- * cannot stand in for them: every other artifact comes from {@code ~/.m2} through a
- * {@code file://} mirror, which, mirroring Central, serves releases only. No network is used, and
- * {@code ~/.m2} is only read. Dependency collection reads POMs only, so our jars are empty
- * placeholders and this runs in the {@code test} phase, before anything is packaged.
+ * The child Maven (the one running this build) uses a fresh local repository in a
+ * temporary directory, seeded with the POMs of this source tree, which are what
+ * {@code install} and {@code deploy} publish (no flattening). A stale
+ * {@code 0.1.0-SNAPSHOT} in {@code ~/.m2} therefore cannot stand in for them: every other
+ * artifact comes from {@code ~/.m2} through a {@code file://} mirror, which, mirroring
+ * Central, serves releases only. No network is used, and {@code ~/.m2} is only read.
+ * Dependency collection reads POMs only, so our jars are empty placeholders and this runs
+ * in the {@code test} phase, before anything is packaged.
  */
 @Timeout(180)
 class UserProjectDependencyTests {
 
-	/** The starter and every dev.zklock artifact it brings, with the parent their POMs name. */
+	/**
+	 * The starter and every dev.zklock artifact it brings, with the parent their POMs
+	 * name.
+	 */
 	private static final List<String> MODULES = List.of("zk-lock-core", "zk-lock-spring",
 			"zk-lock-spring-boot-autoconfigure", "zk-lock-spring-boot-starter");
 
@@ -60,7 +65,8 @@ class UserProjectDependencyTests {
 			.contains(zookeeper, jute)
 			.doesNotContainPattern(
 					"org\\.apache\\.zookeeper:zookeeper:jar:(?!" + Pattern.quote(zookeeperVersion) + ":)")
-			// The embedded server is for tests and development: the starter must not bring it
+			// The embedded server is for tests and development: the starter must not
+			// bring it
 			.doesNotContain(EMBEDDED_MODULE, "io.dropwizard.metrics:metrics-core", "org.xerial.snappy:snappy-java");
 	}
 
@@ -70,7 +76,8 @@ class UserProjectDependencyTests {
 		modules.add(EMBEDDED_MODULE);
 		String resolved = resolve(modules, dependency("zk-lock-spring-boot-starter", null),
 				dependency(EMBEDDED_MODULE, "test"));
-		// ZooKeeper declares both 'provided'; the module brings them, at the versions our build manages
+		// ZooKeeper declares both 'provided'; the module brings them, at the versions our
+		// build manages
 		assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
 			.contains("dev.zklock:" + EMBEDDED_MODULE + ":jar:" + property("zklock.version") + ":test")
 			.contains("io.dropwizard.metrics:metrics-core:jar:" + property("zklock.metricsVersion") + ":test")
@@ -79,8 +86,8 @@ class UserProjectDependencyTests {
 	}
 
 	/**
-	 * Resolves the dependency tree of a throwaway user project with the given dependencies,
-	 * with the given modules seeded from this source tree.
+	 * Resolves the dependency tree of a throwaway user project with the given
+	 * dependencies, with the given modules seeded from this source tree.
 	 * @return the tree, as maven-dependency-plugin writes it
 	 */
 	private String resolve(List<String> modules, String... dependencies) throws Exception {
@@ -96,8 +103,10 @@ class UserProjectDependencyTests {
 		for (String module : modules) {
 			seed(repo, module, version, sourceRoot.resolve(module).resolve("pom.xml"), true);
 		}
-		// Central, and any repository a POM names, is ~/.m2 read as a remote repository: it keeps
-		// no checksums, so Central's checksum policy is "ignore" rather than a warning a file
+		// Central, and any repository a POM names, is ~/.m2 read as a remote repository:
+		// it keeps
+		// no checksums, so Central's checksum policy is "ignore" rather than a warning a
+		// file
 		String central = """
 				<id>central</id>
 				<url>%s</url>
@@ -137,7 +146,8 @@ class UserProjectDependencyTests {
 				</project>
 				""".formatted(String.join("\n", dependencies)));
 
-		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline flag and
+		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline
+		// flag and
 		// all), outside any project so that no dev.zklock artifact is looked up
 		List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
 		if (property("zklock.maven.offline").equals("offline=true")) {
@@ -146,16 +156,17 @@ class UserProjectDependencyTests {
 		mvn(this.dir, fetch);
 
 		Path tree = this.dir.resolve("tree.txt");
-		String log = mvn(project,
-				List.of("-s", settings.toString(), plugin + ":tree", "-DoutputFile=" + tree));
+		String log = mvn(project, List.of("-s", settings.toString(), plugin + ":tree", "-DoutputFile=" + tree));
 		String resolved = Files.readString(tree);
 
-		// Our artifacts were all read from the seeded POMs, none missing and none downloaded
+		// Our artifacts were all read from the seeded POMs, none missing and none
+		// downloaded
 		Matcher matcher = ZKLOCK_NODE.matcher(resolved);
 		while (matcher.find()) {
 			assertThat(modules).as("seeded dev.zklock artifacts").contains(matcher.group(1));
 		}
-		// A POM missing from ~/.m2 is only a warning; the losing ZooKeeper's (Curator's) may be
+		// A POM missing from ~/.m2 is only a warning; the losing ZooKeeper's (Curator's)
+		// may be
 		assertThat(log).doesNotContain("The POM for dev.zklock",
 				"The POM for org.apache.zookeeper:zookeeper:jar:" + zookeeperVersion + " ",
 				"The POM for org.apache.zookeeper:zookeeper-jute:jar:" + zookeeperVersion + " ");
@@ -170,17 +181,19 @@ class UserProjectDependencyTests {
 	/** A user project's dependency on one of our modules. */
 	private static String dependency(String artifactId, String scope) {
 		return """
-				    <dependency>
-				      <groupId>dev.zklock</groupId>
-				      <artifactId>%s</artifactId>
-				      <version>%s</version>%s
-				    </dependency>""".formatted(artifactId, property("zklock.version"),
+				<dependency>
+				  <groupId>dev.zklock</groupId>
+				  <artifactId>%s</artifactId>
+				  <version>%s</version>%s
+				</dependency>""".formatted(artifactId, property("zklock.version"),
 				(scope != null) ? "\n      <scope>" + scope + "</scope>" : "");
 	}
 
-	/** Lays out a POM (and an empty jar) as {@code install} would, without its bookkeeping. */
-	private static void seed(Path repo, String artifactId, String version, Path pom, boolean jar)
-			throws IOException {
+	/**
+	 * Lays out a POM (and an empty jar) as {@code install} would, without its
+	 * bookkeeping.
+	 */
+	private static void seed(Path repo, String artifactId, String version, Path pom, boolean jar) throws IOException {
 		Path directory = Files.createDirectories(repo.resolve("dev/zklock").resolve(artifactId).resolve(version));
 		String base = artifactId + "-" + version;
 		Files.copy(pom, directory.resolve(base + ".pom"));
@@ -192,7 +205,10 @@ class UserProjectDependencyTests {
 		}
 	}
 
-	/** Runs the Maven running this build in batch mode, failing with its output if it fails. */
+	/**
+	 * Runs the Maven running this build in batch mode, failing with its output if it
+	 * fails.
+	 */
 	private String mvn(Path directory, List<String> arguments) throws Exception {
 		List<String> command = new ArrayList<>();
 		String home = System.getProperty("zklock.maven.home", "");

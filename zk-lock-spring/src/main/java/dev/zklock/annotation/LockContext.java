@@ -20,12 +20,13 @@ import dev.zklock.template.LockContextHolder;
  * }
  * </pre>
  *
- * <p>Available on the thread that invoked the method, while it runs: for a method returning a
- * {@code CompletionStage}, in its synchronous part (before it returns the stage); for a reactive
- * method, while the method itself is called to assemble its publisher (on the thread that
- * acquired the lock); not in callbacks that run later on other threads. Capture what those
- * need (the fencing token, the keys) in the synchronous part. For a reentrant call, the context
- * is the innermost method's.
+ * <p>
+ * Available on the thread that invoked the method, while it runs: for a method returning
+ * a {@code CompletionStage}, in its synchronous part (before it returns the stage); for a
+ * reactive method, while the method itself is called to assemble its publisher (on the
+ * thread that acquired the lock); not in callbacks that run later on other threads.
+ * Capture what those need (the fencing token, the keys) in the synchronous part. For a
+ * reentrant call, the context is the innermost method's.
  *
  * @author zk-lock
  * @see DistributedLock
@@ -35,8 +36,8 @@ public interface LockContext {
 	/**
 	 * Return the context of the innermost lock this thread holds for an invocation.
 	 * @return the context
-	 * @throws IllegalStateException if this thread runs no {@code @DistributedLock} method or
-	 * template task
+	 * @throws IllegalStateException if this thread runs no {@code @DistributedLock}
+	 * method or template task
 	 */
 	static LockContext current() {
 		LockContext context = LockContextHolder.get();
@@ -48,7 +49,8 @@ public interface LockContext {
 	}
 
 	/**
-	 * Return the context of the innermost lock this thread holds for an invocation, if any.
+	 * Return the context of the innermost lock this thread holds for an invocation, if
+	 * any.
 	 * @return the context, or {@code null}
 	 */
 	static @Nullable LockContext find() {
@@ -75,12 +77,13 @@ public interface LockContext {
 	String key();
 
 	/**
-	 * Return the fencing token of the key locked for this invocation: the creation zxid of the
-	 * ZooKeeper node behind the hold, strictly increasing from one holding JVM or session to the
-	 * next. Give it to the store the lock protects, and have the store refuse a write whose
-	 * token is lower than one it has seen.
+	 * Return the fencing token of the key locked for this invocation: the creation zxid
+	 * of the ZooKeeper node behind the hold, strictly increasing from one holding JVM or
+	 * session to the next. Give it to the store the lock protects, and have the store
+	 * refuse a write whose token is lower than one it has seen.
 	 * @return the fencing token
-	 * @throws IllegalStateException if several keys are locked; use {@link #fencingToken(String)}
+	 * @throws IllegalStateException if several keys are locked; use
+	 * {@link #fencingToken(String)}
 	 */
 	long fencingToken();
 
@@ -93,17 +96,17 @@ public interface LockContext {
 	long fencingToken(String key);
 
 	/**
-	 * Return what this JVM knows now about the lease: {@code HELD}, {@code UNCERTAIN} while the
-	 * connection is suspended, {@code LOST} once the session is gone. With several keys, the
-	 * least certain of them.
+	 * Return what this JVM knows now about the lease: {@code HELD}, {@code UNCERTAIN}
+	 * while the connection is suspended, {@code LOST} once the session is gone. With
+	 * several keys, the least certain of them.
 	 * @return the lease state
 	 */
 	LeaseState leaseState();
 
 	/**
 	 * Return whether someone asked for this lock back, for a method declared
-	 * {@code @DistributedLock(revocable = true)}; always {@code false} for other holds, whose
-	 * nodes are not watched for requests.
+	 * {@code @DistributedLock(revocable = true)}; always {@code false} for other holds,
+	 * whose nodes are not watched for requests.
 	 * @return whether revocation was requested
 	 */
 	boolean isRevocationRequested();

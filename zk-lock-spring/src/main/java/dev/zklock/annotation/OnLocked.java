@@ -1,8 +1,8 @@
 package dev.zklock.annotation;
 
 /**
- * What a {@link DistributedLock @DistributedLock} method does when its lock is busy: held by
- * another thread or participant for the whole wait.
+ * What a {@link DistributedLock @DistributedLock} method does when its lock is busy: held
+ * by another thread or participant for the whole wait.
  *
  * @author zk-lock
  * @see DistributedLock#onLocked()
@@ -16,12 +16,13 @@ public enum OnLocked {
 	THROW,
 
 	/**
-	 * Do not invoke the method, and return nothing: {@code null} for an object or {@code void},
-	 * an empty {@code Optional}, collection, map or array, a {@code CompletableFuture} completed
-	 * with {@code null}, an empty {@code Mono} or {@code Flux}. Logged at DEBUG and counted with
-	 * {@code outcome="skipped"}: for a scheduled job that runs on every instance, skipping is
-	 * normal operation. Not allowed on a method returning a primitive other than {@code void},
-	 * which has no "nothing" to return.
+	 * Do not invoke the method, and return nothing: {@code null} for an object or
+	 * {@code void}, an empty {@code Optional}, collection, map or array, a
+	 * {@code CompletableFuture} completed with {@code null}, an empty {@code Mono} or
+	 * {@code Flux}. Logged at DEBUG and counted with {@code outcome="skipped"}: for a
+	 * scheduled job that runs on every instance, skipping is normal operation. Not
+	 * allowed on a method returning a primitive other than {@code void}, which has no
+	 * "nothing" to return.
 	 */
 	SKIP
 

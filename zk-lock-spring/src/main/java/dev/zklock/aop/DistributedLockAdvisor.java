@@ -10,14 +10,15 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 /**
- * The advisor for {@code @DistributedLock} and {@code @DistributedSemaphore}, one for both as
- * Spring has one for {@code @Cacheable} and its siblings: a pointcut that matches locked methods (checking
- * every declaration of a class when the class is first matched, so that a declaration that
- * cannot work fails the application's startup) and the interceptor that holds the lock. Created
- * by {@link ProxyDistributedLockConfiguration}.
+ * The advisor for {@code @DistributedLock} and {@code @DistributedSemaphore}, one for
+ * both as Spring has one for {@code @Cacheable} and its siblings: a pointcut that matches
+ * locked methods (checking every declaration of a class when the class is first matched,
+ * so that a declaration that cannot work fails the application's startup) and the
+ * interceptor that holds the lock. Created by {@link ProxyDistributedLockConfiguration}.
  *
- * <p>Ordered just before {@code @Transactional}'s advisor by default, so the lock is taken before
- * the transaction begins and released after it ends.
+ * <p>
+ * Ordered just before {@code @Transactional}'s advisor by default, so the lock is taken
+ * before the transaction begins and released after it ends.
  *
  * @author zk-lock
  */

@@ -22,13 +22,14 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@code @DistributedLock} method while holding the lock for its keys, or a
- * {@code @DistributedSemaphore} method while holding a permit of its key: evaluates the key
- * expression (one key, or for a lock a collection or array of them), then lets the
- * {@link ZkLockTemplate} hold what the operation's definition takes (the exclusive lock, a read
- * or write side, a permit) for as long as the method's work lasts: until it returns, until the
- * {@code CompletionStage} it returns completes, or, for a reactive return type, from
- * subscription until the stream terminates or is cancelled. When the lock is not acquired, the
- * operation's {@link NotAcquired} decides: throw, skip, or call the fallback.
+ * {@code @DistributedSemaphore} method while holding a permit of its key: evaluates the
+ * key expression (one key, or for a lock a collection or array of them), then lets the
+ * {@link ZkLockTemplate} hold what the operation's definition takes (the exclusive lock,
+ * a read or write side, a permit) for as long as the method's work lasts: until it
+ * returns, until the {@code CompletionStage} it returns completes, or, for a reactive
+ * return type, from subscription until the stream terminates or is cancelled. When the
+ * lock is not acquired, the operation's {@link NotAcquired} decides: throw, skip, or call
+ * the fallback.
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -50,8 +51,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private final @Nullable ReactiveLocking reactiveLocking;
 
 	/**
-	 * @param template supplies the template, resolved on first use so that the advisor can be
-	 * created before the ZooKeeper client
+	 * @param template supplies the template, resolved on first use so that the advisor
+	 * can be created before the ZooKeeper client
 	 */
 	DistributedLockInterceptor(LockOperationSource operationSource, LockKeyExpressionEvaluator evaluator,
 			Supplier<ZkLockTemplate> template) {
@@ -70,15 +71,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		if (target == null) {
-			throw new IllegalStateException("Cannot lock " + invocation.getMethod() + ": the proxy has no target object");
+			throw new IllegalStateException(
+					"Cannot lock " + invocation.getMethod() + ": the proxy has no target object");
 		}
 		Collection<String> keys = evaluateKeys(operation, invocation.getArguments(), target);
 		ZkLockTemplate template = this.template.get();
 		return switch (operation.returnKind()) {
 			case SYNCHRONOUS -> synchronous(template, operation, keys, invocation, target);
 			case COMPLETION_STAGE -> completionStage(template, operation, keys, invocation, target);
-			case REACTIVE -> reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation,
-					target);
+			case REACTIVE ->
+				reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation, target);
 			case SUSPENDING -> {
 				Object[] args = invocation.getArguments();
 				Object locked = reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation,
@@ -127,9 +129,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * A method declared to return a plain value (an {@code Object}, a type variable) may still
-	 * return work that runs later; the lock would be gone by then. Say so rather than let it run
-	 * unlocked.
+	 * A method declared to return a plain value (an {@code Object}, a type variable) may
+	 * still return work that runs later; the lock would be gone by then. Say so rather
+	 * than let it run unlocked.
 	 */
 	private static @Nullable Object notDeferred(LockOperation operation, @Nullable Object result) {
 		if (result == null || !isPendingWork(result)) {
@@ -153,7 +155,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		if (result instanceof java.util.concurrent.Future<?> future) {
 			return !future.isDone();
 		}
-		return result instanceof java.util.stream.BaseStream<?, ?> || result instanceof java.util.concurrent.Flow.Publisher<?>
+		return result instanceof java.util.stream.BaseStream<?, ?>
+				|| result instanceof java.util.concurrent.Flow.Publisher<?>
 				|| ClassUtils.isAssignableValue(PUBLISHER, result);
 	}
 
@@ -165,8 +168,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Whether the method was called: a lock failure from inside it is the method's own, not
-	 * this lock's, and must not skip it or call its fallback.
+	 * Whether the method was called: a lock failure from inside it is the method's own,
+	 * not this lock's, and must not skip it or call its fallback.
 	 */
 	private static final class Started {
 
@@ -175,8 +178,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * The keys of one call, in lock order: one key, or each element of a collection or array,
-	 * duplicates folded.
+	 * The keys of one call, in lock order: one key, or each element of a collection or
+	 * array, duplicates folded.
 	 */
 	private Collection<String> evaluateKeys(LockOperation operation, Object[] args, Object target) {
 		Object value = this.evaluator.evaluate(operation, args, target);
@@ -196,8 +199,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 				keys.add(validKey(operation, element));
 			}
 			if (keys.size() > 1 && operation.definition().permits() > 0) {
-				throw invalidKey(operation, "evaluated to several keys " + keys + "; a semaphore's permit is "
-						+ "taken on one key");
+				throw invalidKey(operation,
+						"evaluated to several keys " + keys + "; a semaphore's permit is " + "taken on one key");
 			}
 			return keys;
 		}

@@ -19,11 +19,13 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds and checks the fallback method a {@code @DistributedLock} or {@code @DistributedSemaphore} names: a method of the same
- * class (or a superclass), of any visibility, other than the locked method itself, taking the
- * locked method's parameters (or wider types), optionally followed by the
- * {@link LockAcquisitionException}, returning what the locked method may return, and not locked
- * itself: it is called on the target object, where no annotation of its own would apply.
+ * Finds and checks the fallback method a {@code @DistributedLock} or
+ * {@code @DistributedSemaphore} names: a method of the same class (or a superclass), of
+ * any visibility, other than the locked method itself, taking the locked method's
+ * parameters (or wider types), optionally followed by the
+ * {@link LockAcquisitionException}, returning what the locked method may return, and not
+ * locked itself: it is called on the target object, where no annotation of its own would
+ * apply.
  */
 final class FallbackMethods {
 
@@ -33,12 +35,14 @@ final class FallbackMethods {
 	/**
 	 * Find the fallback of a locked method.
 	 * @return the fallback, preferring the one that takes the failure
-	 * @throws InvalidLockDeclarationException if there is none that can be called in its place
+	 * @throws InvalidLockDeclarationException if there is none that can be called in its
+	 * place
 	 */
 	static NotAcquired.Fallback find(String name, Method method, Class<?> userClass, Class<?> returnType,
 			String annotation, String description) {
 		List<Method> named = new ArrayList<>();
-		// The locked method is never its own fallback: called on the target, its body would run unlocked
+		// The locked method is never its own fallback: called on the target, its body
+		// would run unlocked
 		ReflectionUtils.doWithMethods(userClass, named::add, (candidate) -> candidate.getName().equals(name)
 				&& !candidate.isBridge() && !isTheLockedMethod(candidate, method, userClass));
 		if (named.isEmpty() && name.equals(method.getName())
@@ -68,11 +72,10 @@ final class FallbackMethods {
 		}
 		Method fallback = (withFailure != null) ? withFailure : plain;
 		if (fallback == null) {
-			throw invalid(annotation, description, name,
-					"its fallback '" + name + "' must take the same parameters as the method ("
-							+ simpleNames(method.getParameterTypes()) + "), optionally followed by a LockAcquisitionException, but "
-							+ userClass.getSimpleName() + " has only "
-							+ named.stream().map(FallbackMethods::describe).collect(Collectors.joining(", ")),
+			throw invalid(annotation, description, name, "its fallback '" + name
+					+ "' must take the same parameters as the method (" + simpleNames(method.getParameterTypes())
+					+ "), optionally followed by a LockAcquisitionException, but " + userClass.getSimpleName()
+					+ " has only " + named.stream().map(FallbackMethods::describe).collect(Collectors.joining(", ")),
 					"Declare " + signature(name, method, returnType, true));
 		}
 		Class<?> fallbackReturns = ResolvableType.forMethodReturnType(fallback, userClass)
@@ -87,7 +90,8 @@ final class FallbackMethods {
 				: AnnotatedElementUtils.hasAnnotation(fallback, DistributedSemaphore.class) ? LockDeclaration.SEMAPHORE
 						: null;
 		if (own != null) {
-			// Called on the target, not through the proxy: its own lock would silently not be taken
+			// Called on the target, not through the proxy: its own lock would silently
+			// not be taken
 			throw invalid(annotation, description, name,
 					"its fallback " + describe(fallback) + " has its own " + own + ", which would not apply: "
 							+ "the fallback is called on the target object, not through the proxy, so it would run "
@@ -115,8 +119,8 @@ final class FallbackMethods {
 	}
 
 	/**
-	 * Whether a fallback's leading parameters take the locked method's arguments: the same types
-	 * or wider ones.
+	 * Whether a fallback's leading parameters take the locked method's arguments: the
+	 * same types or wider ones.
 	 */
 	private static boolean accepts(Class<?>[] candidate, Class<?>[] arguments) {
 		for (int i = 0; i < arguments.length; i++) {
@@ -128,8 +132,8 @@ final class FallbackMethods {
 	}
 
 	/**
-	 * A void method's caller expects nothing, so any fallback does; otherwise the fallback's
-	 * result must be something the method could have returned.
+	 * A void method's caller expects nothing, so any fallback does; otherwise the
+	 * fallback's result must be something the method could have returned.
 	 */
 	private static boolean returnsCompatibly(Class<?> returnType, Class<?> fallbackReturns) {
 		if (returnType == void.class || returnType == Void.class) {

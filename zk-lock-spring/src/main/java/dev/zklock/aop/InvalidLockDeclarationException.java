@@ -3,14 +3,16 @@ package dev.zklock.aop;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a {@code @DistributedLock} or {@code @DistributedSemaphore} declaration cannot work: the method cannot be proxied
- * (private, static, final, or not on a proxied interface), returns a type whose work outlives
- * the call in a way no lock can follow, has a key expression that does not parse or cannot
- * evaluate (an unknown parameter, property, method or bean), a wait or minimum hold that is not a
- * duration, or a fallback that cannot be called in the method's place; or contradicts itself or
- * another declaration: a read or write side for work that outlives the call, permits below 1,
- * both annotations on one method, one key expression locked with two recipes. Raised when the
- * bean is proxied, so the application fails to start rather than running the method without its lock.
+ * Thrown when a {@code @DistributedLock} or {@code @DistributedSemaphore} declaration
+ * cannot work: the method cannot be proxied (private, static, final, or not on a proxied
+ * interface), returns a type whose work outlives the call in a way no lock can follow,
+ * has a key expression that does not parse or cannot evaluate (an unknown parameter,
+ * property, method or bean), a wait or minimum hold that is not a duration, or a fallback
+ * that cannot be called in the method's place; or contradicts itself or another
+ * declaration: a read or write side for work that outlives the call, permits below 1,
+ * both annotations on one method, one key expression locked with two recipes. Raised when
+ * the bean is proxied, so the application fails to start rather than running the method
+ * without its lock.
  *
  * @author zk-lock
  */
@@ -35,8 +37,7 @@ public class InvalidLockDeclarationException extends IllegalStateException {
 	 * @param problem what is wrong, as a sentence
 	 * @param action what to do about it, as a sentence
 	 */
-	public InvalidLockDeclarationException(String method, @Nullable String expression, String problem,
-			String action) {
+	public InvalidLockDeclarationException(String method, @Nullable String expression, String problem, String action) {
 		this("@DistributedLock", method, expression, problem, action);
 	}
 

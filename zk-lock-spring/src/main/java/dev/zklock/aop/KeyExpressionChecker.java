@@ -27,15 +27,17 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds, before the first call, what in a key expression cannot evaluate: a {@code #name} the
- * method does not have, a bare word that is not a property of the root object (usually a
- * literal whose quotes were forgotten), a {@code @bean} that does not exist, and a property or
- * method that the declared type of a parameter (or of a property before it) does not have.
+ * Finds, before the first call, what in a key expression cannot evaluate: a {@code #name}
+ * the method does not have, a bare word that is not a property of the root object
+ * (usually a literal whose quotes were forgotten), a {@code @bean} that does not exist,
+ * and a property or method that the declared type of a parameter (or of a property before
+ * it) does not have.
  *
- * <p>It checks only what is known statically and gives up where it is not: on {@code Object},
- * on generic type variables, behind indexers, selections and projections, and on type
- * references. SpEL resolves properties on the runtime type, so a check can only ever be less
- * strict than the call, never stricter than the declared types allow.
+ * <p>
+ * It checks only what is known statically and gives up where it is not: on
+ * {@code Object}, on generic type variables, behind indexers, selections and projections,
+ * and on type references. SpEL resolves properties on the runtime type, so a check can
+ * only ever be less strict than the call, never stricter than the declared types allow.
  */
 final class KeyExpressionChecker {
 
@@ -61,7 +63,8 @@ final class KeyExpressionChecker {
 	 * Check a parsed expression against the method it locks.
 	 * @param ast the expression's root node
 	 * @param method the method
-	 * @param targetClass the class the method is called on, which resolves its generic types
+	 * @param targetClass the class the method is called on, which resolves its generic
+	 * types
 	 * @param parameterNames the method's parameter names, {@code null} if unknown
 	 * @return the first problem found, or {@code null}
 	 */
@@ -105,7 +108,8 @@ final class KeyExpressionChecker {
 			for (int i = 0; i < node.getChildCount(); i++) {
 				SpelNode child = node.getChild(i);
 				if (child instanceof MethodReference) {
-					// Its target is the step before; only its arguments are evaluated afresh
+					// Its target is the step before; only its arguments are evaluated
+					// afresh
 					walkChildren(child, scope, unknownVariables, problems);
 				}
 				else if (!(child instanceof PropertyOrFieldReference)) {
@@ -119,8 +123,10 @@ final class KeyExpressionChecker {
 			checkRootProperty(property, problems);
 		}
 		else if (node instanceof MethodReference reference && findMethods(ROOT, reference.getName()).isEmpty()) {
-			problems.add(new Problem("calls " + reference.getName() + "() on the root object, which has no such method"
-					+ rootProperties(), "Call it on a parameter or a bean, e.g. #arg." + reference.getName() + "()"));
+			problems.add(new Problem(
+					"calls " + reference.getName() + "() on the root object, which has no such method"
+							+ rootProperties(),
+					"Call it on a parameter or a bean, e.g. #arg." + reference.getName() + "()"));
 		}
 		else if (node instanceof BeanReference bean) {
 			checkBean(bean, problems);
@@ -138,8 +144,8 @@ final class KeyExpressionChecker {
 	}
 
 	/**
-	 * A chain like {@code #order.customer.id} or {@code @bean.name}: follow the declared types
-	 * for as long as they are known.
+	 * A chain like {@code #order.customer.id} or {@code @bean.name}: follow the declared
+	 * types for as long as they are known.
 	 */
 	private void checkChain(SpelNode chain, Scope scope, List<Problem> problems) {
 		SpelNode first = chain.getChild(0);
@@ -151,7 +157,8 @@ final class KeyExpressionChecker {
 			described = "#" + name;
 		}
 		else if (first instanceof BeanReference) {
-			// A bean's declared type can be narrower or wider than the object: only its existence
+			// A bean's declared type can be narrower or wider than the object: only its
+			// existence
 			// is checked, by the walk
 			return;
 		}
@@ -182,8 +189,9 @@ final class KeyExpressionChecker {
 			else if (step instanceof MethodReference reference) {
 				List<Method> methods = findMethods(type, reference.getName());
 				if (methods.isEmpty()) {
-					problems.add(new Problem("calls " + reference.getName() + "() on " + described + ", a " + type.getName()
-							+ ", which has no public method of that name",
+					problems.add(new Problem(
+							"calls " + reference.getName() + "() on " + described + ", a " + type.getName()
+									+ ", which has no public method of that name",
 							"Fix the method name, or call a method that " + type.getSimpleName() + " has"));
 					return;
 				}
@@ -207,8 +215,8 @@ final class KeyExpressionChecker {
 		problems.add(new Problem(
 				"uses the bare word '" + name + "', which is not a property of the expression's root object"
 						+ rootProperties(),
-				"If '" + name + "' is meant as text, put it in single quotes: key = \"'" + name + "'\"; a parameter is #"
-						+ name + ", a bean @" + name));
+				"If '" + name + "' is meant as text, put it in single quotes: key = \"'" + name
+						+ "'\"; a parameter is #" + name + ", a bean @" + name));
 		return false;
 	}
 
@@ -247,8 +255,8 @@ final class KeyExpressionChecker {
 
 	/**
 	 * As SpEL's reflective property accessor reads it: a getter ({@code getX()}, or
-	 * {@code isX()} for a boolean), a public field, {@code length} of an array; and, leniently, a
-	 * no-argument method of the property's own name, as records have.
+	 * {@code isX()} for a boolean), a public field, {@code length} of an array; and,
+	 * leniently, a no-argument method of the property's own name, as records have.
 	 */
 	static boolean hasProperty(Class<?> type, String name) {
 		if (type.isArray() && name.equals("length")) {
@@ -322,8 +330,8 @@ final class KeyExpressionChecker {
 	}
 
 	/**
-	 * What {@code #name} can refer to in a key expression: the method's parameters, by name or
-	 * position, and {@code #root} / {@code #this}.
+	 * What {@code #name} can refer to in a key expression: the method's parameters, by
+	 * name or position, and {@code #root} / {@code #this}.
 	 */
 	private static final class Scope {
 
@@ -359,7 +367,8 @@ final class KeyExpressionChecker {
 		private int parameterIndex(String name) {
 			int count = this.method.getParameterCount();
 			for (int i = 0; i < count; i++) {
-				// A Kotlin suspend function has one parameter more (its continuation) than names
+				// A Kotlin suspend function has one parameter more (its continuation)
+				// than names
 				if (name.equals("p" + i) || name.equals("a" + i)
 						|| (this.names != null && i < this.names.length && name.equals(this.names[i]))) {
 					return i;

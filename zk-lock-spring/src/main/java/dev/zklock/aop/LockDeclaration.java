@@ -6,9 +6,9 @@ import dev.zklock.annotation.LockMode;
 import dev.zklock.annotation.OnLocked;
 
 /**
- * The attributes of one lock annotation on a method, whichever annotation it is, so that both
- * are resolved and checked by the same code, as Spring's cache operations share one parser for
- * {@code @Cacheable} and its siblings.
+ * The attributes of one lock annotation on a method, whichever annotation it is, so that
+ * both are resolved and checked by the same code, as Spring's cache operations share one
+ * parser for {@code @Cacheable} and its siblings.
  *
  * @param annotation the annotation, as {@code @DistributedLock}, for messages
  * @param key the key expression as written
@@ -20,10 +20,11 @@ import dev.zklock.annotation.OnLocked;
  * @param holdAtLeast the holdAtLeast attribute, unresolved; empty for a semaphore
  * @param mode the lock taken; {@link LockMode#EXCLUSIVE} for a semaphore
  * @param permits the semaphore's permits, 0 for a lock
- * @param revocable whether a revocation request interrupts the method; false for a semaphore
+ * @param revocable whether a revocation request interrupts the method; false for a
+ * semaphore
  */
-record LockDeclaration(String annotation, String key, String name, String waitAtMost, long waitMs,
-		OnLocked onLocked, String fallback, String holdAtLeast, LockMode mode, int permits, boolean revocable) {
+record LockDeclaration(String annotation, String key, String name, String waitAtMost, long waitMs, OnLocked onLocked,
+		String fallback, String holdAtLeast, LockMode mode, int permits, boolean revocable) {
 
 	static final String LOCK = "@DistributedLock";
 
@@ -45,9 +46,9 @@ record LockDeclaration(String annotation, String key, String name, String waitAt
 	}
 
 	/**
-	 * The ZooKeeper recipe the key is locked with: one key expression must use one recipe (and a
-	 * semaphore one number of permits) everywhere, or the declarations would not exclude each
-	 * other.
+	 * The ZooKeeper recipe the key is locked with: one key expression must use one recipe
+	 * (and a semaphore one number of permits) everywhere, or the declarations would not
+	 * exclude each other.
 	 */
 	String recipe() {
 		if (isSemaphore()) {

@@ -22,8 +22,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Parses and evaluates {@code @DistributedLock} key expressions, the way Spring's cache
- * abstraction evaluates {@code @Cacheable} keys: parsed expressions cached per method, arguments
- * exposed by name and position through a {@link MethodBasedEvaluationContext}.
+ * abstraction evaluates {@code @Cacheable} keys: parsed expressions cached per method,
+ * arguments exposed by name and position through a {@link MethodBasedEvaluationContext}.
  */
 final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 
@@ -35,10 +35,12 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	/**
 	 * Create a new instance.
-	 * @param beanFactory the bean factory that {@code @bean} references resolve against, if any
+	 * @param beanFactory the bean factory that {@code @bean} references resolve against,
+	 * if any
 	 */
 	LockKeyExpressionEvaluator(@Nullable BeanFactory beanFactory) {
-		// Keys are evaluated on every locked call: let SpEL compile them to bytecode once warm
+		// Keys are evaluated on every locked call: let SpEL compile them to bytecode once
+		// warm
 		super(new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED,
 				LockKeyExpressionEvaluator.class.getClassLoader())));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -86,7 +88,8 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Parameter names are looked up on every evaluation; reflection answers the same each time.
+	 * Parameter names are looked up on every evaluation; reflection answers the same each
+	 * time.
 	 */
 	private static final class CachingParameterNameDiscoverer extends DefaultParameterNameDiscoverer {
 

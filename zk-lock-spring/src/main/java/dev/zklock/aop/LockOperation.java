@@ -11,19 +11,19 @@ import org.springframework.core.ReactiveAdapter;
 import org.springframework.expression.Expression;
 
 /**
- * What one {@code @DistributedLock} or {@code @DistributedSemaphore} method asks for, resolved
- * and checked once.
+ * What one {@code @DistributedLock} or {@code @DistributedSemaphore} method asks for,
+ * resolved and checked once.
  *
  * @param declaration the annotation's attributes as written
  * @param method the annotated method, as declared on the target class
  * @param targetClass the target class
  * @param parsedKey the parsed key expression
- * @param definition the lock's name, what it takes (mode or permits), wait, minimum hold and busy
- * handling, resolved at startup
+ * @param definition the lock's name, what it takes (mode or permits), wait, minimum hold
+ * and busy handling, resolved at startup
  * @param elementKey the cache key of the method on its target class
  * @param returnKind how the method's work ends, and so how long the lock is held
- * @param reactiveAdapter the adapter of a reactive return type, for {@link ReturnKind#REACTIVE} and
- * {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
+ * @param reactiveAdapter the adapter of a reactive return type, for
+ * {@link ReturnKind#REACTIVE} and {@link ReturnKind#SUSPENDING} (a {@code Mono}'s)
  * @param notAcquired what the call does when the lock is not acquired
  */
 record LockOperation(LockDeclaration declaration, Method method, Class<?> targetClass, Expression parsedKey,
@@ -41,12 +41,15 @@ record LockOperation(LockDeclaration declaration, Method method, Class<?> target
 		/** When the {@code CompletionStage} it returns completes. */
 		COMPLETION_STAGE,
 
-		/** When the publisher it returns terminates or is cancelled; it starts on subscription. */
+		/**
+		 * When the publisher it returns terminates or is cancelled; it starts on
+		 * subscription.
+		 */
 		REACTIVE,
 
 		/**
-		 * A Kotlin {@code suspend} function: when the coroutine Spring's bridge runs it in
-		 * completes or is cancelled.
+		 * A Kotlin {@code suspend} function: when the coroutine Spring's bridge runs it
+		 * in completes or is cancelled.
 		 */
 		SUSPENDING
 

@@ -42,17 +42,20 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds the {@code @DistributedLock} or {@code @DistributedSemaphore} of a method, on the method
- * itself, on an interface method it implements or on a superclass method it overrides, and turns
- * it into a checked {@link LockOperation}, once per method and target class. Both annotations go
- * through the same resolution and checks; only what they take differs.
+ * Finds the {@code @DistributedLock} or {@code @DistributedSemaphore} of a method, on the
+ * method itself, on an interface method it implements or on a superclass method it
+ * overrides, and turns it into a checked {@link LockOperation}, once per method and
+ * target class. Both annotations go through the same resolution and checks; only what
+ * they take differs.
  *
- * <p>Checking happens here, so it happens when the bean is proxied, at startup. A declaration
- * that cannot work raises an {@link InvalidLockDeclarationException} naming the method: a
- * method no proxy can intercept (private, static, final under class-based proxying, or a final
- * class), a return type whose work outlives the call in a way the lock cannot follow (for a read
- * or write side, any work that outlives the call), a wait below -1, a key expression that does
- * not parse or cannot evaluate, permits below 1, and both annotations on one method.
+ * <p>
+ * Checking happens here, so it happens when the bean is proxied, at startup. A
+ * declaration that cannot work raises an {@link InvalidLockDeclarationException} naming
+ * the method: a method no proxy can intercept (private, static, final under class-based
+ * proxying, or a final class), a return type whose work outlives the call in a way the
+ * lock cannot follow (for a read or write side, any work that outlives the call), a wait
+ * below -1, a key expression that does not parse or cannot evaluate, permits below 1, and
+ * both annotations on one method.
  */
 final class LockOperationSource {
 
@@ -64,7 +67,10 @@ final class LockOperationSource {
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
 			LockOperationSource.class.getClassLoader());
 
-	/** Kotlin suspend functions need Spring's coroutine bridge, which needs Reactor and these. */
+	/**
+	 * Kotlin suspend functions need Spring's coroutine bridge, which needs Reactor and
+	 * these.
+	 */
 	private static final boolean COROUTINES_PRESENT = REACTOR_PRESENT && KotlinDetector.isKotlinReflectPresent()
 			&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockOperationSource.class.getClassLoader());
 
@@ -72,7 +78,10 @@ final class LockOperationSource {
 			? ClassUtils.resolveClassName("reactor.core.publisher.Mono", LockOperationSource.class.getClassLoader())
 			: Void.class;
 
-	/** Types whose work runs after they are returned, known by name so as not to need them. */
+	/**
+	 * Types whose work runs after they are returned, known by name so as not to need
+	 * them.
+	 */
 	private static final List<String> DEFERRED_TYPES = List.of("io.reactivex.rxjava3.core.Single",
 			"io.reactivex.rxjava3.core.Maybe", "io.reactivex.rxjava3.core.Completable",
 			"io.reactivex.rxjava3.core.Observable", "io.reactivex.rxjava3.core.Flowable", "io.smallrye.mutiny.Uni",
@@ -139,7 +148,8 @@ final class LockOperationSource {
 		}
 		List<LockOperation> found = new ArrayList<>();
 		if (AnnotationUtils.isCandidateClass(targetClass, ANNOTATIONS)) {
-			// A JDK proxy (a repository, an HTTP interface client) is locked through its interfaces
+			// A JDK proxy (a repository, an HTTP interface client) is locked through its
+			// interfaces
 			Class<?> declaring = Proxy.isProxyClass(targetClass) ? null : targetClass;
 			Iterable<Class<?>> classes = (declaring != null) ? List.of(declaring)
 					: ClassUtils.getAllInterfacesForClassAsSet(targetClass);
@@ -178,8 +188,8 @@ final class LockOperationSource {
 					"Keep @DistributedLock to run one call (or readers) at a time, or @DistributedSemaphore to run "
 							+ "up to its permits at a time");
 		}
-		LockDeclaration declaration = (lock != null) ? LockDeclaration.of(lock)
-				: LockDeclaration.of(Objects.requireNonNull(semaphore, "no @DistributedLock, so @DistributedSemaphore"));
+		LockDeclaration declaration = (lock != null) ? LockDeclaration.of(lock) : LockDeclaration
+			.of(Objects.requireNonNull(semaphore, "no @DistributedLock, so @DistributedSemaphore"));
 		String annotation = declaration.annotation();
 		checkModifiers(specificMethod, annotation, description);
 		String expression = declaration.key();
@@ -225,7 +235,8 @@ final class LockOperationSource {
 			String work = (kind == LockOperation.ReturnKind.SUSPENDING) ? "it is a Kotlin suspend function"
 					: "it returns " + returnType.getName();
 			throw new InvalidLockDeclarationException(annotation, description, null,
-					"revocable = true interrupts the thread that runs the method when its lock is asked back, and " + work
+					"revocable = true interrupts the thread that runs the method when its lock is asked back, and "
+							+ work
 							+ ", whose work goes on after the method returns, possibly on other threads, which nothing "
 							+ "would interrupt",
 					"Make the method synchronous (return the result itself), or remove revocable = true");
@@ -263,9 +274,10 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * A read or write side belongs to the thread that took it (it cannot become a lease), so it
-	 * cannot follow work that goes on after the method returns, nor be kept for a minimum time
-	 * after the method ends: such a method would run, or go on running, without its lock.
+	 * A read or write side belongs to the thread that took it (it cannot become a lease),
+	 * so it cannot follow work that goes on after the method returns, nor be kept for a
+	 * minimum time after the method ends: such a method would run, or go on running,
+	 * without its lock.
 	 */
 	private static void checkThreadOwnedSide(LockDeclaration declaration, LockOperation.ReturnKind kind,
 			Class<?> returnType, @Nullable Duration holdAtLeast, String description) {
@@ -359,7 +371,8 @@ final class LockOperationSource {
 		catch (IllegalArgumentException ex) {
 			throw unresolvable(annotation, attribute, value, description, ex.getMessage());
 		}
-		// Without a strict placeholder configurer, Spring leaves what it cannot resolve as it was
+		// Without a strict placeholder configurer, Spring leaves what it cannot resolve
+		// as it was
 		if (resolved != null && resolved.contains("${")) {
 			throw unresolvable(annotation, attribute, value, description, "no property gives it a value");
 		}
@@ -374,9 +387,9 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * What the call does when the lock is not acquired: a fallback method if one is named,
-	 * else skip or throw. Checked here so that a fallback that cannot be called, or a skip that
-	 * has nothing to return, fails startup.
+	 * What the call does when the lock is not acquired: a fallback method if one is
+	 * named, else skip or throw. Checked here so that a fallback that cannot be called,
+	 * or a skip that has nothing to return, fails startup.
 	 */
 	private static NotAcquired notAcquired(LockDeclaration declaration, Method method, Class<?> userClass,
 			Class<?> returnType, LockOperation.ReturnKind kind, String description) {
@@ -400,8 +413,10 @@ final class LockOperationSource {
 				throw new InvalidLockDeclarationException(annotation, description, null,
 						"onLocked = SKIP needs something to return when the method is skipped, but it returns "
 								+ returnType.getName() + ", which has no empty value",
-						"Return a wrapper type (" + org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(returnType)
-							.getSimpleName() + ", null when skipped), an Optional, or void; or name a fallback method");
+						"Return a wrapper type ("
+								+ org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(returnType)
+									.getSimpleName()
+								+ ", null when skipped), an Optional, or void; or name a fallback method");
 			}
 			NotAcquired.Skip skip = new NotAcquired.Skip(returnType);
 			try {
@@ -437,10 +452,11 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * A final class cannot get a class-based proxy, and when the auto-proxy creator is set to
-	 * class-based proxies Spring would fail to create one with a message that names no method:
-	 * say which method cannot be locked first. Everything that depends on the proxy Spring
-	 * actually makes is checked on that proxy ({@link LockedBeanVerifier}).
+	 * A final class cannot get a class-based proxy, and when the auto-proxy creator is
+	 * set to class-based proxies Spring would fail to create one with a message that
+	 * names no method: say which method cannot be locked first. Everything that depends
+	 * on the proxy Spring actually makes is checked on that proxy
+	 * ({@link LockedBeanVerifier}).
 	 */
 	private void checkFinalClass(LockOperation operation) {
 		Class<?> targetClass = operation.targetClass();
@@ -460,8 +476,8 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * How the method's work ends. Types whose work may run after the method returned, and that
-	 * the lock cannot follow, fail: the work would run without its lock.
+	 * How the method's work ends. Types whose work may run after the method returned, and
+	 * that the lock cannot follow, fail: the work would run without its lock.
 	 */
 	private static LockOperation.ReturnKind returnKind(Method method, Class<?> type, @Nullable ReactiveAdapter adapter,
 			String annotation, String description) {
@@ -496,8 +512,8 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * Deferred types of libraries Spring adapts only when Reactor is present (or not at all):
-	 * without an adapter, their work would run after the lock is gone.
+	 * Deferred types of libraries Spring adapts only when Reactor is present (or not at
+	 * all): without an adapter, their work would run after the lock is gone.
 	 */
 	private static boolean isDeferredByName(Class<?> type) {
 		for (String name : DEFERRED_TYPES) {

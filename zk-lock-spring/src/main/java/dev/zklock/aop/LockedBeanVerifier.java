@@ -23,21 +23,24 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
 /**
- * Looks at the proxy Spring actually made for every bean with {@code @DistributedLock} (or
- * {@code @DistributedSemaphore}) methods, after the auto-proxy creator, rather than predicting
- * it: a bean left without the lock advisor (created before the advisor existed, or excluded from
- * auto-proxying), a final method under a class-based proxy, or a method on none of the proxied
- * interfaces under an interface-based one would run without its lock, and fails the bean's
- * creation instead. Once every singleton exists, checks that locked methods have a registry to
- * lock with.
+ * Looks at the proxy Spring actually made for every bean with {@code @DistributedLock}
+ * (or {@code @DistributedSemaphore}) methods, after the auto-proxy creator, rather than
+ * predicting it: a bean left without the lock advisor (created before the advisor
+ * existed, or excluded from auto-proxying), a final method under a class-based proxy, or
+ * a method on none of the proxied interfaces under an interface-based one would run
+ * without its lock, and fails the bean's creation instead. Once every singleton exists,
+ * checks that locked methods have a registry to lock with.
  *
- * <p>Across beans, checks that one key expression is locked with one recipe: the exclusive
+ * <p>
+ * Across beans, checks that one key expression is locked with one recipe: the exclusive
  * lock, the read/write lock and a semaphore (of a given number of permits) are different
- * ZooKeeper recipes on the same path that do not exclude each other, so two methods locking the
- * same expression text two ways would run together. Expressions are compared as written: this
- * catches the usual slip (one key, two annotations), not two texts that give the same key.
+ * ZooKeeper recipes on the same path that do not exclude each other, so two methods
+ * locking the same expression text two ways would run together. Expressions are compared
+ * as written: this catches the usual slip (one key, two annotations), not two texts that
+ * give the same key.
  *
- * <p>Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
+ * <p>
+ * Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
  * creator among them.
  */
 final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
@@ -83,7 +86,8 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 					"Do not make this bean a dependency of a BeanPostProcessor, or lock in code with ZkLockTemplate");
 		}
 		if (!List.of(advised.getAdvisors()).contains(lockAdvisor)) {
-			// A proxy of someone else's making that delegates to the locked bean (a scoped proxy)
+			// A proxy of someone else's making that delegates to the locked bean (a
+			// scoped proxy)
 			return bean;
 		}
 		for (LockOperation operation : operations) {
@@ -137,8 +141,8 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 		for (Class<?> candidate : interfaces) {
 			for (Method declared : candidate.getMethods()) {
 				if (declared.getName().equals(method.getName())
-						&& declared.getParameterCount() == method.getParameterCount()
-						&& (declared.equals(method) || AopUtils.getMostSpecificMethod(declared, targetClass).equals(method))) {
+						&& declared.getParameterCount() == method.getParameterCount() && (declared.equals(method)
+								|| AopUtils.getMostSpecificMethod(declared, targetClass).equals(method))) {
 					return true;
 				}
 			}

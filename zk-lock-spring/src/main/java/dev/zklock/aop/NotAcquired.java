@@ -22,8 +22,8 @@ import org.springframework.core.CollectionFactory;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * What a locked call does when its lock is not acquired: throw, skip the method (busy only), or
- * call a fallback method. Decided and checked once per method, at startup.
+ * What a locked call does when its lock is not acquired: throw, skip the method (busy
+ * only), or call a fallback method. Decided and checked once per method, at startup.
  */
 abstract sealed class NotAcquired {
 
@@ -57,8 +57,7 @@ abstract sealed class NotAcquired {
 	private static final class Throw extends NotAcquired {
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
-				Object[] args) {
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args) {
 			throw failure;
 		}
 
@@ -71,8 +70,8 @@ abstract sealed class NotAcquired {
 
 	/**
 	 * Skip a busy method and return nothing of its return type. An unavailable lock (no
-	 * connection, no reply) is thrown: skipping then would hide an outage as "another instance
-	 * runs it".
+	 * connection, no reply) is thrown: skipping then would hide an outage as "another
+	 * instance runs it".
 	 */
 	static final class Skip extends NotAcquired {
 
@@ -83,8 +82,7 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
-				Object[] args) {
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args) {
 			if (!isBusy(failure)) {
 				throw failure;
 			}
@@ -143,9 +141,9 @@ abstract sealed class NotAcquired {
 	}
 
 	/**
-	 * Call a method of the same object instead, busy or unavailable alike: it is given the
-	 * failure, when it takes one, to tell them apart. An interrupted wait is thrown: the thread
-	 * was asked to stop.
+	 * Call a method of the same object instead, busy or unavailable alike: it is given
+	 * the failure, when it takes one, to tell them apart. An interrupted wait is thrown:
+	 * the thread was asked to stop.
 	 */
 	static final class Fallback extends NotAcquired {
 
@@ -164,15 +162,15 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
-				Object[] args) throws Throwable {
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args)
+				throws Throwable {
 			if (failure.getReason() == Reason.INTERRUPTED) {
 				throw failure;
 			}
 			if (logger.isDebugEnabled()) {
-				logger.debug("Calling fallback " + this.method.getName() + " of " + operation.describeMethod()
-						+ ": lock '" + operation.definition().name() + "' was not acquired (" + failure.getMessage()
-						+ ")");
+				logger.debug(
+						"Calling fallback " + this.method.getName() + " of " + operation.describeMethod() + ": lock '"
+								+ operation.definition().name() + "' was not acquired (" + failure.getMessage() + ")");
 			}
 			Object[] fallbackArgs = args;
 			if (this.takesFailure) {

@@ -23,18 +23,19 @@ import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}: the advisor
- * that proxies locked methods, with
- * its operation source and interceptor, as Spring's {@code ProxyTransactionManagementConfiguration}
- * is for {@code @Transactional}. Imported by {@link EnableDistributedLocks @EnableDistributedLocks}
- * and by the Spring Boot auto-configuration.
+ * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}: the
+ * advisor that proxies locked methods, with its operation source and interceptor, as
+ * Spring's {@code ProxyTransactionManagementConfiguration} is for {@code @Transactional}.
+ * Imported by {@link EnableDistributedLocks @EnableDistributedLocks} and by the Spring
+ * Boot auto-configuration.
  *
- * <p>The advisor's order comes from {@code @EnableDistributedLocks(order = ...)}, else from the
- * {@code zklock.annotation.order} property, else {@code Ordered.LOWEST_PRECEDENCE - 1}: just before
- * {@code @Transactional}, so the lock is taken before a transaction begins and released after it
- * ends. Locked calls use the application's {@link ZkLockTemplate}, or one made from its
- * {@link ZkLockRegistry}, looked up at the first call, so that the advisor can exist before the
- * ZooKeeper client.
+ * <p>
+ * The advisor's order comes from {@code @EnableDistributedLocks(order = ...)}, else from
+ * the {@code zklock.annotation.order} property, else
+ * {@code Ordered.LOWEST_PRECEDENCE - 1}: just before {@code @Transactional}, so the lock
+ * is taken before a transaction begins and released after it ends. Locked calls use the
+ * application's {@link ZkLockTemplate}, or one made from its {@link ZkLockRegistry},
+ * looked up at the first call, so that the advisor can exist before the ZooKeeper client.
  *
  * @author zk-lock
  */

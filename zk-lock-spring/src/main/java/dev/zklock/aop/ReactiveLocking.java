@@ -20,21 +20,25 @@ import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.core.ReactiveAdapter;
 
 /**
- * Locks a method that returns a reactive type (Reactor's {@code Mono}/{@code Flux}, or any type
- * Spring's {@code ReactiveAdapterRegistry} adapts): on each subscription, the lock is acquired
- * without blocking the subscribing thread, then the method is invoked and its publisher
- * subscribed to, and the lock is released when that publisher completes, fails or is cancelled.
- * The method itself runs only inside the lock: a method that does work before returning its
- * publisher does that work locked too. Loaded only when Reactor is on the classpath.
+ * Locks a method that returns a reactive type (Reactor's {@code Mono}/{@code Flux}, or
+ * any type Spring's {@code ReactiveAdapterRegistry} adapts): on each subscription, the
+ * lock is acquired without blocking the subscribing thread, then the method is invoked
+ * and its publisher subscribed to, and the lock is released when that publisher
+ * completes, fails or is cancelled. The method itself runs only inside the lock: a method
+ * that does work before returning its publisher does that work locked too. Loaded only
+ * when Reactor is on the classpath.
  */
 final class ReactiveLocking {
 
-	/** The ZooKeeper wait blocks a thread: one of these, not the subscriber's event loop. */
+	/**
+	 * The ZooKeeper wait blocks a thread: one of these, not the subscriber's event loop.
+	 */
 	private static final Executor ACQUIRING = (task) -> Schedulers.boundedElastic().schedule(task);
 
 	/**
 	 * Wrap a reactive method call in the lock.
-	 * @param invocation the invocation, not yet proceeded: each subscription proceeds a clone
+	 * @param invocation the invocation, not yet proceeded: each subscription proceeds a
+	 * clone
 	 * @return the locked publisher, adapted back to the method's return type
 	 */
 	Object lock(ZkLockTemplate template, LockOperation operation, Collection<String> keys,
@@ -48,7 +52,8 @@ final class ReactiveLocking {
 		if (adapter.isMultiValue()) {
 			locked = Flux
 				.usingWhen(Mono.defer(() -> acquire(template, definition, keys)),
-						(acquisition) -> objects(acquisition.run(() -> invoke(template, acquisition, invocation, adapter))),
+						(acquisition) -> objects(
+								acquisition.run(() -> invoke(template, acquisition, invocation, adapter))),
 						Acquisition::release, (acquisition, failure) -> acquisition.release(), Acquisition::release)
 				.onErrorResume(NotAcquiredSignal.class,
 						(signal) -> objects(notAcquired(signal, operation, target, invocation, adapter)));
@@ -71,8 +76,8 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * The lock was not acquired: throw, skip or call the fallback, as the operation says, on
-	 * the subscriber's side.
+	 * The lock was not acquired: throw, skip or call the fallback, as the operation says,
+	 * on the subscriber's side.
 	 */
 	private static Publisher<?> notAcquired(NotAcquiredSignal signal, LockOperation operation, Object target,
 			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
@@ -87,15 +92,16 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * One subscription's acquisition, on a bounded-elastic thread. If the subscriber cancels
-	 * before the lease arrives, Reactor drops the value it can no longer deliver: the
-	 * acquisition then releases the lease itself when it arrives, so a cancelled subscription
-	 * can never leave the lock held.
+	 * One subscription's acquisition, on a bounded-elastic thread. If the subscriber
+	 * cancels before the lease arrives, Reactor drops the value it can no longer deliver:
+	 * the acquisition then releases the lease itself when it arrives, so a cancelled
+	 * subscription can never leave the lock held.
 	 */
 	private static Mono<Acquisition> acquire(ZkLockTemplate template, LockDefinition definition,
 			Collection<String> keys) {
 		Acquisition acquisition = new Acquisition(template);
-		// Never completed exceptionally: a failure that arrives after a cancellation is then not
+		// Never completed exceptionally: a failure that arrives after a cancellation is
+		// then not
 		// an error Reactor drops (and logs at ERROR), just a value nobody reads
 		CompletableFuture<Object> attempt = CompletableFuture.supplyAsync(() -> {
 			try {
@@ -113,7 +119,8 @@ final class ReactiveLocking {
 				acquisition.arrived(acquired);
 			}
 		});
-		// Also on delivery: whichever of the two callbacks runs first, the lease is known before use
+		// Also on delivery: whichever of the two callbacks runs first, the lease is known
+		// before use
 		return Mono.fromFuture(attempt, true).flatMap((result) -> {
 			if (result instanceof ZkLease acquired) {
 				acquisition.arrived(acquired);
@@ -124,8 +131,8 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * Call the method for one subscription, through a clone of the invocation, so that a second
-	 * subscription calls it again with the rest of the interceptor chain.
+	 * Call the method for one subscription, through a clone of the invocation, so that a
+	 * second subscription calls it again with the rest of the interceptor chain.
 	 */
 	private static Publisher<?> invoke(ZkLockTemplate template, Acquisition acquisition,
 			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
@@ -141,8 +148,8 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * The lock of a subscription was not acquired: carried through the stream to where the
-	 * operation decides what to do, apart from failures of the method's own stream.
+	 * The lock of a subscription was not acquired: carried through the stream to where
+	 * the operation decides what to do, apart from failures of the method's own stream.
 	 */
 	private static final class NotAcquiredSignal extends RuntimeException {
 
@@ -158,9 +165,9 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * Who releases a lease: the stream once it started with it, or the acquisition itself if the
-	 * subscription was cancelled first. Exactly one of them does, and the method never runs on a
-	 * lease the acquisition gave back.
+	 * Who releases a lease: the stream once it started with it, or the acquisition itself
+	 * if the subscription was cancelled first. Exactly one of them does, and the method
+	 * never runs on a lease the acquisition gave back.
 	 */
 	static final class Acquisition {
 
@@ -196,8 +203,8 @@ final class ReactiveLocking {
 		}
 
 		/**
-		 * The subscription was cancelled: unless the stream already started, the lease (now or
-		 * when it arrives) is released here.
+		 * The subscription was cancelled: unless the stream already started, the lease
+		 * (now or when it arrives) is released here.
 		 */
 		void abandon() {
 			if (this.state.compareAndSet(PENDING, ABANDONED)) {

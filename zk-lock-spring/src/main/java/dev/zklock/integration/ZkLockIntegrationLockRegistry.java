@@ -12,28 +12,33 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
- * A Spring Integration {@link LockRegistry} backed by a {@link ZkLockRegistry}: use it wherever
- * a {@code JdbcLockRegistry}, {@code RedisLockRegistry} or {@code ZookeeperLockRegistry} was
- * used, such as a {@code LockRegistryLeaderInitiator}, an aggregator or {@code executeLocked}.
+ * A Spring Integration {@link LockRegistry} backed by a {@link ZkLockRegistry}: use it
+ * wherever a {@code JdbcLockRegistry}, {@code RedisLockRegistry} or
+ * {@code ZookeeperLockRegistry} was used, such as a {@code LockRegistryLeaderInitiator},
+ * an aggregator or {@code executeLocked}.
  *
- * <p>Each lock is a {@link ZkLock}: reentrant and owned by the thread that locked it, as
- * Spring Integration's locks are, held through an ephemeral ZooKeeper node that goes with the
- * application's session. It is not a
- * {@link org.springframework.integration.support.locks.DistributedLock DistributedLock}: a hold
- * has no time to live to give, it lasts until unlocked or until the session ends.
+ * <p>
+ * Each lock is a {@link ZkLock}: reentrant and owned by the thread that locked it, as
+ * Spring Integration's locks are, held through an ephemeral ZooKeeper node that goes with
+ * the application's session. It is not a
+ * {@link org.springframework.integration.support.locks.DistributedLock DistributedLock}:
+ * a hold has no time to live to give, it lasts until unlocked or until the session ends.
  *
- * <p>A lock key becomes a zk-lock key through {@link #keyFor(Object)}: a {@code String} as it
- * is, any other object as its {@code toString()}, unchanged, so that the lock is the one
- * {@code @DistributedLock} and {@link ZkLockRegistry#obtain(String)} see under the same key. A key
- * that cannot be one ZooKeeper path segment is rejected with an
+ * <p>
+ * A lock key becomes a zk-lock key through {@link #keyFor(Object)}: a {@code String} as
+ * it is, any other object as its {@code toString()}, unchanged, so that the lock is the
+ * one {@code @DistributedLock} and {@link ZkLockRegistry#obtain(String)} see under the
+ * same key. A key that cannot be one ZooKeeper path segment is rejected with an
  * {@link IllegalArgumentException} naming it, never rewritten: a rewritten key could meet
  * another key's lock.
  *
- * <p>A reentrant attempt by a thread whose hold was {@link dev.zklock.core.LeaseState#LOST lost}
- * (its ZooKeeper session expired, so another participant may hold the lock now) throws
- * {@link dev.zklock.core.LockLostException} instead of succeeding, as every zk-lock does: a
- * {@code LockRegistryLeaderInitiator} retries its lock on every heartbeat, and this is how it
- * learns that it no longer leads. It then unlocks, and its next attempt competes afresh.
+ * <p>
+ * A reentrant attempt by a thread whose hold was {@link dev.zklock.core.LeaseState#LOST
+ * lost} (its ZooKeeper session expired, so another participant may hold the lock now)
+ * throws {@link dev.zklock.core.LockLostException} instead of succeeding, as every
+ * zk-lock does: a {@code LockRegistryLeaderInitiator} retries its lock on every
+ * heartbeat, and this is how it learns that it no longer leads. It then unlocks, and its
+ * next attempt competes afresh.
  *
  * @author zk-lock
  */
@@ -50,7 +55,8 @@ public class ZkLockIntegrationLockRegistry implements ExpirableLockRegistry<ZkLo
 	}
 
 	/**
-	 * Return the lock for a key. Cheap: nothing is kept for the key until the lock is taken.
+	 * Return the lock for a key. Cheap: nothing is kept for the key until the lock is
+	 * taken.
 	 * @param lockKey the key; see {@link #keyFor(Object)}
 	 * @return the lock
 	 * @throws IllegalArgumentException if the key cannot be a zk-lock key
@@ -61,9 +67,9 @@ public class ZkLockIntegrationLockRegistry implements ExpirableLockRegistry<ZkLo
 	}
 
 	/**
-	 * Map a Spring Integration lock key to a zk-lock key: its {@code toString()}. Objects that
-	 * only have {@link Object#toString()}, whose text differs in every JVM, are rejected: the
-	 * same key would name a different lock on each node.
+	 * Map a Spring Integration lock key to a zk-lock key: its {@code toString()}. Objects
+	 * that only have {@link Object#toString()}, whose text differs in every JVM, are
+	 * rejected: the same key would name a different lock on each node.
 	 * @param lockKey the key
 	 * @return the zk-lock key, one ZooKeeper path segment
 	 * @throws IllegalArgumentException naming the key and what is wrong with it
@@ -89,9 +95,9 @@ public class ZkLockIntegrationLockRegistry implements ExpirableLockRegistry<ZkLo
 	}
 
 	/**
-	 * Does nothing: the zk-lock registry keeps no lock in memory that nobody holds or waits
-	 * for, so there is never an unused lock to expire. Implemented so that code written against
-	 * an {@link ExpirableLockRegistry} keeps working unchanged.
+	 * Does nothing: the zk-lock registry keeps no lock in memory that nobody holds or
+	 * waits for, so there is never an unused lock to expire. Implemented so that code
+	 * written against an {@link ExpirableLockRegistry} keeps working unchanged.
 	 * @param age ignored
 	 */
 	@Override

@@ -27,33 +27,42 @@ import dev.zklock.core.ZkLockRegistry;
 
 /**
  * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider LockProvider} backed by a
- * {@link ZkLockRegistry}: declare it as the application's {@code LockProvider} bean in place of a
- * JDBC, Redis or other provider, and {@code @SchedulerLock} methods lock through zk-lock.
+ * {@link ZkLockRegistry}: declare it as the application's {@code LockProvider} bean in
+ * place of a JDBC, Redis or other provider, and {@code @SchedulerLock} methods lock
+ * through zk-lock.
  *
- * <p>A lock is a zk-lock {@link ZkLease lease} on the key named like the ShedLock lock (the same
- * lock as {@code @DistributedLock} and {@link ZkLockRegistry#obtain(String)} see under that key),
- * taken with one attempt and no wait, as ShedLock expects: a lock that another node or another
- * thread of this JVM holds gives {@link Optional#empty()}. It is held through an ephemeral
- * ZooKeeper node, so the lock of a node that dies is free as soon as its session expires, not
- * only when {@code lockAtMostFor} has passed; no wall clock is compared between nodes, both
- * durations are measured on this JVM's monotonic clock from the moment the lock was taken.
+ * <p>
+ * A lock is a zk-lock {@link ZkLease lease} on the key named like the ShedLock lock (the
+ * same lock as {@code @DistributedLock} and {@link ZkLockRegistry#obtain(String)} see
+ * under that key), taken with one attempt and no wait, as ShedLock expects: a lock that
+ * another node or another thread of this JVM holds gives {@link Optional#empty()}. It is
+ * held through an ephemeral ZooKeeper node, so the lock of a node that dies is free as
+ * soon as its session expires, not only when {@code lockAtMostFor} has passed; no wall
+ * clock is compared between nodes, both durations are measured on this JVM's monotonic
+ * clock from the moment the lock was taken.
  *
  * <ul>
- * <li>{@code lockAtLeastFor}: an unlock before it has passed releases the lease only once it
- * has, from a timer thread, so that other nodes cannot run the task again too early.</li>
- * <li>{@code lockAtMostFor}: an upper bound, as with ShedLock's other providers. A lease still
- * held when it passes is released even though the task goes on, so a node that hangs without
- * losing its session cannot keep the task from running elsewhere; choose it well above the
- * task's longest run, or keep the lock alive with {@code KeepAliveLockProvider}, which this
- * provider supports through {@link SimpleLock#extend(Duration, Duration) extend}.</li>
+ * <li>{@code lockAtLeastFor}: an unlock before it has passed releases the lease only once
+ * it has, from a timer thread, so that other nodes cannot run the task again too
+ * early.</li>
+ * <li>{@code lockAtMostFor}: an upper bound, as with ShedLock's other providers. A lease
+ * still held when it passes is released even though the task goes on, so a node that
+ * hangs without losing its session cannot keep the task from running elsewhere; choose it
+ * well above the task's longest run, or keep the lock alive with
+ * {@code KeepAliveLockProvider}, which this provider supports through
+ * {@link SimpleLock#extend(Duration, Duration) extend}.</li>
  * </ul>
  *
- * <p>A name that cannot be a zk-lock key is rejected with an {@link IllegalArgumentException}.
- * A failure other than a busy lock, such as ZooKeeper being unreachable, is thrown as a
- * {@link LockException}, so the scheduler logs it instead of skipping the task silently.
+ * <p>
+ * A name that cannot be a zk-lock key is rejected with an
+ * {@link IllegalArgumentException}. A failure other than a busy lock, such as ZooKeeper
+ * being unreachable, is thrown as a {@link LockException}, so the scheduler logs it
+ * instead of skipping the task silently.
  *
- * <p>Closing the provider releases the leases that only wait for their {@code lockAtLeastFor}
- * at once: the application is stopping, and its ZooKeeper session ends with it anyway.
+ * <p>
+ * Closing the provider releases the leases that only wait for their
+ * {@code lockAtLeastFor} at once: the application is stopping, and its ZooKeeper session
+ * ends with it anyway.
  *
  * @author zk-lock
  */
@@ -61,14 +70,19 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 
 	private static final Log logger = LogFactory.getLog(ZkLockShedLockProvider.class);
 
-	/** Caps durations so that deadlines on the nano clock cannot overflow: about 146 years. */
+	/**
+	 * Caps durations so that deadlines on the nano clock cannot overflow: about 146
+	 * years.
+	 */
 	private static final long MAX_NANOS = Long.MAX_VALUE / 2;
 
 	private final ZkLockRegistry registry;
 
 	private final Object monitor = new Object();
 
-	/** Holds unlocked by their task that wait for their {@code lockAtLeastFor} to pass. */
+	/**
+	 * Holds unlocked by their task that wait for their {@code lockAtLeastFor} to pass.
+	 */
 	private final Set<Hold> pendingReleases = ConcurrentHashMap.newKeySet();
 
 	private @Nullable ScheduledExecutorService scheduler;
@@ -113,7 +127,8 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 		long now = System.nanoTime();
 		Hold hold = new Hold(lockConfiguration.getName(), lease);
 		hold.expireAt(now + nanos(lockConfiguration.getLockAtMostFor()));
-		return Optional.of(new ZkSimpleLock(lockConfiguration, hold, now + nanos(lockConfiguration.getLockAtLeastFor())));
+		return Optional
+			.of(new ZkSimpleLock(lockConfiguration, hold, now + nanos(lockConfiguration.getLockAtLeastFor())));
 	}
 
 	/**
@@ -127,8 +142,8 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 			LockPaths.validateKey(name);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("ShedLock lock name '" + name + "' cannot be a zk-lock key: "
-					+ ex.getMessage(), ex);
+			throw new IllegalArgumentException(
+					"ShedLock lock name '" + name + "' cannot be a zk-lock key: " + ex.getMessage(), ex);
 		}
 		return name;
 	}
@@ -143,9 +158,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	}
 
 	/**
-	 * Release the locks that wait for their {@code lockAtLeastFor} now, and stop the timer
-	 * thread. Locks still held by a running task are released by its unlock, at once; later
-	 * calls to {@link #lock} throw {@link IllegalStateException}.
+	 * Release the locks that wait for their {@code lockAtLeastFor} now, and stop the
+	 * timer thread. Locks still held by a running task are released by its unlock, at
+	 * once; later calls to {@link #lock} throw {@link IllegalStateException}.
 	 */
 	@Override
 	public void close() {
@@ -198,9 +213,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	}
 
 	/**
-	 * One lease and its deadlines, shared by a lock and the locks it was extended into. Ends
-	 * once: by its unlock (at once or after {@code lockAtLeastFor}), at {@code lockAtMostFor},
-	 * by a failed extension, or when the provider closes.
+	 * One lease and its deadlines, shared by a lock and the locks it was extended into.
+	 * Ends once: by its unlock (at once or after {@code lockAtLeastFor}), at
+	 * {@code lockAtMostFor}, by a failed extension, or when the provider closes.
 	 */
 	private final class Hold {
 
@@ -241,8 +256,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 		}
 
 		/**
-		 * The task is done: release at {@code releaseAt}, or now if it has passed, the lease is
-		 * lost (so that its loss is reported to the caller) or the provider is closed.
+		 * The task is done: release at {@code releaseAt}, or now if it has passed, the
+		 * lease is lost (so that its loss is reported to the caller) or the provider is
+		 * closed.
 		 */
 		void unlock(long releaseAt) {
 			synchronized (this) {
@@ -266,8 +282,8 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 
 		/**
 		 * Move the deadlines of a lease that is still held; a lease past its
-		 * {@code lockAtMostFor}, or lost, is released instead, as another node may hold the
-		 * lock already.
+		 * {@code lockAtMostFor}, or lost, is released instead, as another node may hold
+		 * the lock already.
 		 */
 		boolean extend(long expiresAt) {
 			synchronized (this) {
@@ -329,8 +345,8 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 			if (!this.hold.extend(now + nanos(newConfiguration.getLockAtMostFor()))) {
 				return Optional.empty();
 			}
-			return Optional.of(new ZkSimpleLock(newConfiguration, this.hold,
-					now + nanos(newConfiguration.getLockAtLeastFor())));
+			return Optional
+				.of(new ZkSimpleLock(newConfiguration, this.hold, now + nanos(newConfiguration.getLockAtLeastFor())));
 		}
 
 		@Override

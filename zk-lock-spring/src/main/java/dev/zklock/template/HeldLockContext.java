@@ -8,9 +8,10 @@ import dev.zklock.annotation.LockContext;
 import dev.zklock.core.LeaseState;
 
 /**
- * The {@link LockContext} of one hold: the keys are known when it begins, tokens and state are
- * read when asked, from the hold itself, so that creating one costs almost nothing. A hold on
- * the calling thread is its own context; a lease's is made with the functions that read it.
+ * The {@link LockContext} of one hold: the keys are known when it begins, tokens and
+ * state are read when asked, from the hold itself, so that creating one costs almost
+ * nothing. A hold on the calling thread is its own context; a lease's is made with the
+ * functions that read it.
  */
 abstract class HeldLockContext implements LockContext {
 
@@ -63,8 +64,8 @@ abstract class HeldLockContext implements LockContext {
 	@Override
 	public String key() {
 		if (this.keys.size() != 1) {
-			throw new IllegalStateException("Lock '" + this.name + "' holds several keys " + this.keys
-					+ "; read them with keys()");
+			throw new IllegalStateException(
+					"Lock '" + this.name + "' holds several keys " + this.keys + "; read them with keys()");
 		}
 		return this.keys.get(0);
 	}

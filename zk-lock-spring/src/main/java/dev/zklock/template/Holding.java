@@ -17,17 +17,17 @@ import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
 
 /**
- * What one hold of a {@link ZkLockTemplate} takes and gives back, whatever the recipe: the
- * exclusive locks of some keys, one side of their read/write locks, or a semaphore's permit. The
- * template runs every recipe through the same hold, observation and context; only these
- * differences are here. One instance per acquisition.
+ * What one hold of a {@link ZkLockTemplate} takes and gives back, whatever the recipe:
+ * the exclusive locks of some keys, one side of their read/write locks, or a semaphore's
+ * permit. The template runs every recipe through the same hold, observation and context;
+ * only these differences are here. One instance per acquisition.
  */
 abstract sealed class Holding {
 
 	/**
 	 * Return what a definition takes on some keys.
-	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or a
-	 * semaphore is given several keys
+	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or
+	 * a semaphore is given several keys
 	 */
 	static Holding of(ZkLockRegistry registry, LockDefinition definition, Collection<String> keys) {
 		if (definition.permits() > 0) {
@@ -49,7 +49,8 @@ abstract sealed class Holding {
 
 	/**
 	 * Acquire, waiting at most {@code wait} for everything.
-	 * @throws dev.zklock.core.LockAcquisitionException if not acquired; nothing is held then
+	 * @throws dev.zklock.core.LockAcquisitionException if not acquired; nothing is held
+	 * then
 	 */
 	abstract void acquire(Duration wait);
 
@@ -64,8 +65,10 @@ abstract sealed class Holding {
 	abstract void release();
 
 	/**
-	 * Hand the hold to a lease that any thread may release, for work that outlives the call.
-	 * @throws UnsupportedOperationException for a read or write side, which belongs to its thread
+	 * Hand the hold to a lease that any thread may release, for work that outlives the
+	 * call.
+	 * @throws UnsupportedOperationException for a read or write side, which belongs to
+	 * its thread
 	 */
 	abstract ZkLease toLease();
 
@@ -95,14 +98,16 @@ abstract sealed class Holding {
 	}
 
 	/**
-	 * The exclusive locks of some keys, or one side of their read/write locks, as the registry
-	 * takes several in order under one wait, all or nothing.
+	 * The exclusive locks of some keys, or one side of their read/write locks, as the
+	 * registry takes several in order under one wait, all or nothing.
 	 */
 	static final class Locks extends Holding {
 
 		private final ZkLock lock;
 
-		/** The lock of one of the keys, whose own fencing token a lock on several has not. */
+		/**
+		 * The lock of one of the keys, whose own fencing token a lock on several has not.
+		 */
 		private final Function<String, ZkLock> keyLock;
 
 		Locks(ZkLock lock, Function<String, ZkLock> keyLock) {
@@ -154,7 +159,8 @@ abstract sealed class Holding {
 	}
 
 	/**
-	 * A permit of a key's semaphore: a lease from the moment it is acquired, never reentrant.
+	 * A permit of a key's semaphore: a lease from the moment it is acquired, never
+	 * reentrant.
 	 */
 	static final class Permit extends Holding {
 

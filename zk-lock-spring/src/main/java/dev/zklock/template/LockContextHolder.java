@@ -7,9 +7,9 @@ import dev.zklock.annotation.LockContext;
 import org.springframework.core.NamedThreadLocal;
 
 /**
- * Keeps the {@link LockContext} of the lock the current thread holds for an invocation, as
- * Spring's {@code LocaleContextHolder} keeps a locale: set by {@link ZkLockTemplate} around the
- * work it runs. Applications read it through {@link LockContext#current()}.
+ * Keeps the {@link LockContext} of the lock the current thread holds for an invocation,
+ * as Spring's {@code LocaleContextHolder} keeps a locale: set by {@link ZkLockTemplate}
+ * around the work it runs. Applications read it through {@link LockContext#current()}.
  *
  * @author zk-lock
  */
@@ -29,8 +29,8 @@ public final class LockContextHolder {
 	}
 
 	/**
-	 * Run work with a context, then restore the previous one: contexts nest as reentrant calls
-	 * do.
+	 * Run work with a context, then restore the previous one: contexts nest as reentrant
+	 * calls do.
 	 */
 	static <T extends @Nullable Object, E extends Throwable> T runWith(LockContext context, LockedTask<T, E> task)
 			throws E {

@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.annotation.LockMode;
 
 /**
- * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken (the
- * exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a minimum
- * hold, and how the caller handles a busy lock (which decides how the failed wait is counted).
- * Immutable; each {@code with...} method returns a copy.
+ * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken
+ * (the exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a
+ * minimum hold, and how the caller handles a busy lock (which decides how the failed wait
+ * is counted). Immutable; each {@code with...} method returns a copy.
  *
  * <pre class="code">
  * LockDefinition nightly = LockDefinition.named("nightly-report")
@@ -24,16 +24,21 @@ import dev.zklock.annotation.LockMode;
  * LockDefinition rendering = LockDefinition.named("pdf-render").withPermits(4);
  * </pre>
  *
- * <p>A read or write side belongs to the thread that took it: such a definition cannot have a
- * minimum hold, and the template runs it only on the calling thread
- * ({@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask) execute}). A
- * permit is a lease any thread may release, on one key, and is not reentrant.
+ * <p>
+ * A read or write side belongs to the thread that took it: such a definition cannot have
+ * a minimum hold, and the template runs it only on the calling thread
+ * ({@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask)
+ * execute}). A permit is a lease any thread may release, on one key, and is not
+ * reentrant.
  *
  * @author zk-lock
  */
 public final class LockDefinition {
 
-	/** The longest minimum hold: far beyond any schedule, and within a nanosecond deadline. */
+	/**
+	 * The longest minimum hold: far beyond any schedule, and within a nanosecond
+	 * deadline.
+	 */
 	static final Duration MAX_HOLD_AT_LEAST = Duration.ofDays(36_500);
 
 	private final String name;
@@ -62,10 +67,10 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return a definition with a name, the registry's default wait, no minimum hold, and a busy
-	 * lock thrown to the caller.
-	 * @param name the low-cardinality name of the lock, for metrics and logs: a purpose, never
-	 * the key
+	 * Return a definition with a name, the registry's default wait, no minimum hold, and
+	 * a busy lock thrown to the caller.
+	 * @param name the low-cardinality name of the lock, for metrics and logs: a purpose,
+	 * never the key
 	 * @return the definition
 	 */
 	public static LockDefinition named(String name) {
@@ -77,8 +82,8 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * A definition with a name and a wait only, as the shorter template methods take them, in
-	 * one step: those run on every call.
+	 * A definition with a name and a wait only, as the shorter template methods take
+	 * them, in one step: those run on every call.
 	 */
 	static LockDefinition of(String name, @Nullable Duration wait) {
 		LockDefinition named = named(name);
@@ -87,33 +92,34 @@ public final class LockDefinition {
 
 	/**
 	 * Return a copy with another wait.
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null} uses
-	 * the registry's default wait
+	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null}
+	 * uses the registry's default wait
 	 * @return the copy
 	 * @throws IllegalArgumentException if the wait is negative
 	 */
 	public LockDefinition withWait(@Nullable Duration wait) {
 		if (wait != null && wait.isNegative()) {
-			throw new IllegalArgumentException("The wait of lock '" + this.name + "' must not be negative, but was "
-					+ wait);
+			throw new IllegalArgumentException(
+					"The wait of lock '" + this.name + "' must not be negative, but was " + wait);
 		}
-		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits, this.revocable);
+		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+				this.revocable);
 	}
 
 	/**
-	 * Return a copy with a minimum hold: when the work ends sooner, the lock stays held until
-	 * that long after it was acquired, then the template releases it. Such a lock is not
-	 * reentrant: a thread that holds one of its keys already finds it busy. Not for a read or
-	 * write side, which the thread that took it must give back itself.
+	 * Return a copy with a minimum hold: when the work ends sooner, the lock stays held
+	 * until that long after it was acquired, then the template releases it. Such a lock
+	 * is not reentrant: a thread that holds one of its keys already finds it busy. Not
+	 * for a read or write side, which the thread that took it must give back itself.
 	 * @param holdAtLeast the minimum hold, {@code null} or zero for none
 	 * @return the copy
-	 * @throws IllegalArgumentException if the duration is negative or over 100 years, or the
-	 * definition takes a read or write side
+	 * @throws IllegalArgumentException if the duration is negative or over 100 years, or
+	 * the definition takes a read or write side
 	 */
 	public LockDefinition withHoldAtLeast(@Nullable Duration holdAtLeast) {
 		if (holdAtLeast != null && holdAtLeast.isNegative()) {
-			throw new IllegalArgumentException("The minimum hold of lock '" + this.name
-					+ "' must not be negative, but was " + holdAtLeast);
+			throw new IllegalArgumentException(
+					"The minimum hold of lock '" + this.name + "' must not be negative, but was " + holdAtLeast);
 		}
 		if (holdAtLeast != null && holdAtLeast.compareTo(MAX_HOLD_AT_LEAST) > 0) {
 			// Its end could not be computed as a deadline: it would never come
@@ -124,17 +130,18 @@ public final class LockDefinition {
 		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
 			throw threadOwnedSide(this.name, this.mode);
 		}
-		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits, this.revocable);
+		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits,
+				this.revocable);
 	}
 
 	/**
-	 * Return a copy that takes another lock on each key: the exclusive lock, or the read or
-	 * write side of the key's read/write lock. The two are different recipes on the same
-	 * ZooKeeper path and do not exclude each other: lock a key one way everywhere.
+	 * Return a copy that takes another lock on each key: the exclusive lock, or the read
+	 * or write side of the key's read/write lock. The two are different recipes on the
+	 * same ZooKeeper path and do not exclude each other: lock a key one way everywhere.
 	 * @param mode the lock to take
 	 * @return the copy
-	 * @throws IllegalArgumentException if the definition has a minimum hold or takes a permit
-	 * and the mode is not {@link LockMode#EXCLUSIVE}
+	 * @throws IllegalArgumentException if the definition has a minimum hold or takes a
+	 * permit and the mode is not {@link LockMode#EXCLUSIVE}
 	 */
 	public LockDefinition withMode(LockMode mode) {
 		Objects.requireNonNull(mode, "mode must not be null");
@@ -145,22 +152,24 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
 					+ "the " + mode + " side of a read/write lock");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits, this.revocable);
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits,
+				this.revocable);
 	}
 
 	/**
-	 * Return a copy that takes one permit of the key's semaphore instead of a lock: at most
-	 * {@code permits} holders at once, across JVMs. Every participant must use the same number of
-	 * permits for a key. A permit is not reentrant, and is taken on one key only.
+	 * Return a copy that takes one permit of the key's semaphore instead of a lock: at
+	 * most {@code permits} holders at once, across JVMs. Every participant must use the
+	 * same number of permits for a key. A permit is not reentrant, and is taken on one
+	 * key only.
 	 * @param permits the semaphore's number of permits, at least 1
 	 * @return the copy
-	 * @throws IllegalArgumentException if permits is below 1, or the definition takes a read or
-	 * write side
+	 * @throws IllegalArgumentException if permits is below 1, or the definition takes a
+	 * read or write side
 	 */
 	public LockDefinition withPermits(int permits) {
 		if (permits < 1) {
-			throw new IllegalArgumentException("The semaphore '" + this.name + "' needs at least 1 permit, but was "
-					+ "given " + permits);
+			throw new IllegalArgumentException(
+					"The semaphore '" + this.name + "' needs at least 1 permit, but was " + "given " + permits);
 		}
 		if (this.mode != LockMode.EXCLUSIVE) {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes the " + this.mode
@@ -170,24 +179,25 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' is revocable and cannot take a semaphore "
 					+ "permit: permits are not asked back");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits, this.revocable);
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits,
+				this.revocable);
 	}
 
 	/**
 	 * Return a copy whose hold is revocable: a revocation request (Curator's
 	 * {@code Revoker.attemptRevoke} on this JVM's node, or
 	 * {@code ZkLockRegistry.requestRevocation}) interrupts the thread running the work of
-	 * {@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask)}, once,
-	 * while the work runs, and {@code LockContext.isRevocationRequested()} turns true. Work that
-	 * outlives the call has no thread to interrupt and ignores requests.
+	 * {@link ZkLockTemplate#execute(LockDefinition, java.util.Collection, LockedTask)},
+	 * once, while the work runs, and {@code LockContext.isRevocationRequested()} turns
+	 * true. Work that outlives the call has no thread to interrupt and ignores requests.
 	 * @param revocable whether a request interrupts the work
 	 * @return the copy
 	 * @throws IllegalArgumentException if the definition takes a semaphore permit
 	 */
 	public LockDefinition withRevocable(boolean revocable) {
 		if (revocable && this.permits > 0) {
-			throw new IllegalArgumentException("The semaphore '" + this.name + "' cannot be revocable: permits are "
-					+ "not asked back");
+			throw new IllegalArgumentException(
+					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
 				revocable);
@@ -250,7 +260,8 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return which lock is taken on each key, when the definition takes no semaphore permit.
+	 * Return which lock is taken on each key, when the definition takes no semaphore
+	 * permit.
 	 * @return the mode, {@link LockMode#EXCLUSIVE} unless set
 	 */
 	public LockMode mode() {
@@ -266,8 +277,8 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * The {@code kind} tag of the observations: {@code exclusive}, {@code read}, {@code write} or
-	 * {@code semaphore}.
+	 * The {@code kind} tag of the observations: {@code exclusive}, {@code read},
+	 * {@code write} or {@code semaphore}.
 	 */
 	String kind() {
 		return (this.permits > 0) ? "semaphore" : this.mode.name().toLowerCase(java.util.Locale.ROOT);
@@ -275,24 +286,28 @@ public final class LockDefinition {
 
 	@Override
 	public String toString() {
-		return "LockDefinition[name=" + this.name + ", " + ((this.permits > 0) ? "permits=" + this.permits
-				: "mode=" + this.mode) + ", wait=" + this.wait + ", holdAtLeast=" + this.holdAtLeast + ", whenBusy="
-				+ this.whenBusy + (this.revocable ? ", revocable" : "") + "]";
+		return "LockDefinition[name=" + this.name + ", "
+				+ ((this.permits > 0) ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
+				+ ", holdAtLeast=" + this.holdAtLeast + ", whenBusy=" + this.whenBusy
+				+ (this.revocable ? ", revocable" : "") + "]";
 	}
 
 	/**
-	 * How the caller handles a lock that another thread or participant held for the whole wait.
-	 * The template throws {@link dev.zklock.core.LockAcquisitionException} in every case; this
-	 * says what the caller does with it, so that the {@code zklock.acquire} observation counts
-	 * it with the right {@code outcome}. A lock that was not acquired for another reason (no
-	 * connection, no reply) is always an {@code error}.
+	 * How the caller handles a lock that another thread or participant held for the whole
+	 * wait. The template throws {@link dev.zklock.core.LockAcquisitionException} in every
+	 * case; this says what the caller does with it, so that the {@code zklock.acquire}
+	 * observation counts it with the right {@code outcome}. A lock that was not acquired
+	 * for another reason (no connection, no reply) is always an {@code error}.
 	 */
 	public enum WhenBusy {
 
 		/** The exception reaches the caller's caller: {@code outcome="timeout"}. */
 		THROW("timeout"),
 
-		/** The work is skipped: {@code outcome="skipped"}, normal operation rather than a delay. */
+		/**
+		 * The work is skipped: {@code outcome="skipped"}, normal operation rather than a
+		 * delay.
+		 */
 		SKIP("skipped"),
 
 		/** Other work runs instead: {@code outcome="fallback"}. */

@@ -25,22 +25,26 @@ import dev.zklock.core.ZkLockRegistry;
 
 /**
  * Runs work while holding a lock, and observes it: the wait as the {@code zklock.acquire}
- * observation (tagged {@code lock.name}, {@code kind} and {@code outcome}) and the hold as the
- * {@code zklock.held} observation (tagged {@code lock.name} and {@code kind}). The {@code kind}
- * says what was taken: {@code exclusive}, {@code read}, {@code write} or {@code semaphore}
- * ({@link LockDefinition#withMode}, {@link LockDefinition#withPermits}). With Micrometer's meter
- * handler, they become the timers {@code zklock.acquire} and {@code zklock.held} and the long task timers
- * of the same names with {@code .active}. {@code @DistributedLock} runs through this template,
+ * observation (tagged {@code lock.name}, {@code kind} and {@code outcome}) and the hold
+ * as the {@code zklock.held} observation (tagged {@code lock.name} and {@code kind}). The
+ * {@code kind} says what was taken: {@code exclusive}, {@code read}, {@code write} or
+ * {@code semaphore} ({@link LockDefinition#withMode},
+ * {@link LockDefinition#withPermits}). With Micrometer's meter handler, they become the
+ * timers {@code zklock.acquire} and {@code zklock.held} and the long task timers of the
+ * same names with {@code .active}. {@code @DistributedLock} runs through this template,
  * with the key expression as the name.
  *
- * <p>Work may run on the calling thread ({@link #execute}), or go on after the call returns: a
- * {@link CompletionStage} holds the lock until it completes ({@link #executeAsync}), and a
- * {@link #acquireLease lease} until it is released from any thread. Several keys are locked in
- * one global order, under one wait, all or nothing ({@link ZkLockRegistry#obtainAll}).
+ * <p>
+ * Work may run on the calling thread ({@link #execute}), or go on after the call returns:
+ * a {@link CompletionStage} holds the lock until it completes ({@link #executeAsync}),
+ * and a {@link #acquireLease lease} until it is released from any thread. Several keys
+ * are locked in one global order, under one wait, all or nothing
+ * ({@link ZkLockRegistry#obtainAll}).
  *
- * <p>The name is what metrics are tagged with; it must have few values (an expression, a method,
- * a purpose), never the key itself, which is unbounded. A reentrant call (the thread already
- * holds the keys) is not observed again.
+ * <p>
+ * The name is what metrics are tagged with; it must have few values (an expression, a
+ * method, a purpose), never the key itself, which is unbounded. A reentrant call (the
+ * thread already holds the keys) is not observed again.
  *
  * @author zk-lock
  */
@@ -65,16 +69,16 @@ public class ZkLockTemplate implements AutoCloseable {
 	private final MinimumHolds minimumHolds = new MinimumHolds();
 
 	/**
-	 * The holds of each key this template holds now, oldest first, by key: for its name. Several
-	 * at once for readers and permits.
+	 * The holds of each key this template holds now, oldest first, by key: for its name.
+	 * Several at once for readers and permits.
 	 */
 	private final ConcurrentMap<String, List<Hold>> holders = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a new instance.
 	 * @param registry the lock registry
-	 * @param observationRegistry the observation registry, {@link ObservationRegistry#NOOP} to
-	 * observe nothing
+	 * @param observationRegistry the observation registry,
+	 * {@link ObservationRegistry#NOOP} to observe nothing
 	 */
 	public ZkLockTemplate(ZkLockRegistry registry, ObservationRegistry observationRegistry) {
 		this.registry = registry;
@@ -87,8 +91,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param key the key
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null} uses
-	 * the registry's default wait
+	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null}
+	 * uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if the lock was not acquired
@@ -100,14 +104,14 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Run work on this thread while holding the locks of several keys, taken in one global
-	 * order under one wait, all or nothing.
+	 * Run work on this thread while holding the locks of several keys, taken in one
+	 * global order under one wait, all or nothing.
 	 * @param <T> the result type
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait for all of them; {@link Duration#ZERO} makes one attempt per
-	 * key; {@code null} uses the registry's default wait
+	 * @param wait the longest wait for all of them; {@link Duration#ZERO} makes one
+	 * attempt per key; {@code null} uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
@@ -119,14 +123,15 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Run work on this thread while holding the locks of some keys as a definition says: taken
-	 * in one global order under its wait, all or nothing, and released when the work ends, or
-	 * with a {@link LockDefinition#holdAtLeast() minimum hold} once that has passed. The work
-	 * sees its lock through {@link LockContext#current()}.
-	 * <p>The definition says what is taken on each key: the exclusive lock, the read or write
-	 * side of its read/write lock (a thread that holds the write side may take the read side;
-	 * one that holds only the read side gets an {@link IllegalStateException} for the write
-	 * side), or one permit of a semaphore (one key only; not reentrant).
+	 * Run work on this thread while holding the locks of some keys as a definition says:
+	 * taken in one global order under its wait, all or nothing, and released when the
+	 * work ends, or with a {@link LockDefinition#holdAtLeast() minimum hold} once that
+	 * has passed. The work sees its lock through {@link LockContext#current()}.
+	 * <p>
+	 * The definition says what is taken on each key: the exclusive lock, the read or
+	 * write side of its read/write lock (a thread that holds the write side may take the
+	 * read side; one that holds only the read side gets an {@link IllegalStateException}
+	 * for the write side), or one permit of a semaphore (one key only; not reentrant).
 	 * @param <T> the result type
 	 * @param <E> what the work may throw
 	 * @param definition the name, what is taken, wait, minimum hold and busy handling
@@ -134,8 +139,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
-	 * @throws IllegalStateException if the definition takes the write side of a key whose read
-	 * side this thread holds
+	 * @throws IllegalStateException if the definition takes the write side of a key whose
+	 * read side this thread holds
 	 * @throws E what the work throws
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(LockDefinition definition,
@@ -152,24 +157,28 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Start asynchronous work while holding the locks of some keys, and keep holding them until
-	 * the work's stage completes, normally or exceptionally. The work's synchronous part runs on
-	 * this thread with the locks held by it (so it may re-enter them); then the hold passes to
-	 * the stage and is released by whichever thread completes it. If the work throws, the locks
-	 * are released at once.
-	 * <p>A {@code CompletableFuture} is returned as a copy: completing or cancelling the copy
-	 * (as {@code orTimeout} or a caller's {@code cancel} do) cannot end the hold while the work
-	 * still runs; the locks go when the work itself ends.
+	 * Start asynchronous work while holding the locks of some keys, and keep holding them
+	 * until the work's stage completes, normally or exceptionally. The work's synchronous
+	 * part runs on this thread with the locks held by it (so it may re-enter them); then
+	 * the hold passes to the stage and is released by whichever thread completes it. If
+	 * the work throws, the locks are released at once.
+	 * <p>
+	 * A {@code CompletableFuture} is returned as a copy: completing or cancelling the
+	 * copy (as {@code orTimeout} or a caller's {@code cancel} do) cannot end the hold
+	 * while the work still runs; the locks go when the work itself ends.
 	 * @param <S> the stage type
 	 * @param <E> what starting the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see {@link #execute(String, Collection, Duration, LockedTask)}
+	 * @param wait the longest wait; see
+	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @param task starts the work and returns its stage
-	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of it
-	 * @throws LockAcquisitionException if a lock was not acquired; the task was not started
-	 * @throws IllegalStateException if this thread already holds one of the keys: the work would
-	 * outlive that hold
+	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of
+	 * it
+	 * @throws LockAcquisitionException if a lock was not acquired; the task was not
+	 * started
+	 * @throws IllegalStateException if this thread already holds one of the keys: the
+	 * work would outlive that hold
 	 * @throws E what starting the work throws
 	 */
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
@@ -178,20 +187,23 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Start asynchronous work while holding the locks of some keys as a definition says, and
-	 * keep holding them until the work's stage completes (and its minimum hold, if any, has
-	 * passed). See {@link #executeAsync(String, Collection, Duration, LockedTask)}.
+	 * Start asynchronous work while holding the locks of some keys as a definition says,
+	 * and keep holding them until the work's stage completes (and its minimum hold, if
+	 * any, has passed). See
+	 * {@link #executeAsync(String, Collection, Duration, LockedTask)}.
 	 * @param <S> the stage type
 	 * @param <E> what starting the work may throw
-	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an exclusive
-	 * lock or a semaphore permit, not a read or write side, which belongs to its thread
+	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an
+	 * exclusive lock or a semaphore permit, not a read or write side, which belongs to
+	 * its thread
 	 * @param keys the keys, at least one
 	 * @param task starts the work and returns its stage
-	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of it
-	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold, also if
-	 * this thread holds one of the keys already); the task was not started
-	 * @throws IllegalStateException if this thread already holds one of the keys: the work would
-	 * outlive that hold
+	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of
+	 * it
+	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold,
+	 * also if this thread holds one of the keys already); the task was not started
+	 * @throws IllegalStateException if this thread already holds one of the keys: the
+	 * work would outlive that hold
 	 * @throws IllegalArgumentException if the definition takes a read or write side
 	 * @throws E what starting the work throws
 	 */
@@ -220,7 +232,8 @@ public class ZkLockTemplate implements AutoCloseable {
 			release(holding, hold, ex);
 			throw ex;
 		}
-		// Whatever the stage is (some throw from isDone()), the release follows its completion
+		// Whatever the stage is (some throw from isDone()), the release follows its
+		// completion
 		try {
 			stage.whenComplete((result, failure) -> hold.endLater(lease));
 		}
@@ -235,12 +248,13 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire the locks of some keys as a lease that any thread may release, for work that
-	 * ends elsewhere (a reactive stream, a callback). The hold is observed until the lease is
-	 * released.
+	 * Acquire the locks of some keys as a lease that any thread may release, for work
+	 * that ends elsewhere (a reactive stream, a callback). The hold is observed until the
+	 * lease is released.
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see {@link #execute(String, Collection, Duration, LockedTask)}
+	 * @param wait the longest wait; see
+	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @return the lease, held
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
 	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
@@ -251,15 +265,17 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire the locks of some keys (or a semaphore's permit) as a lease, as a definition says.
-	 * With a minimum hold, releasing the lease early keeps the locks until the minimum has passed.
-	 * See {@link #acquireLease(String, Collection, Duration)}.
-	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an exclusive
-	 * lock or a semaphore permit, not a read or write side, which belongs to its thread
+	 * Acquire the locks of some keys (or a semaphore's permit) as a lease, as a
+	 * definition says. With a minimum hold, releasing the lease early keeps the locks
+	 * until the minimum has passed. See
+	 * {@link #acquireLease(String, Collection, Duration)}.
+	 * @param definition the name, what is taken, wait, minimum hold and busy handling: an
+	 * exclusive lock or a semaphore permit, not a read or write side, which belongs to
+	 * its thread
 	 * @param keys the keys, at least one
 	 * @return the lease, held
-	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold, also if
-	 * this thread holds one of the keys already); none is held then
+	 * @throws LockAcquisitionException if a lock was not acquired (with a minimum hold,
+	 * also if this thread holds one of the keys already); none is held then
 	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
 	 * cannot share a thread's hold
 	 * @throws IllegalArgumentException if the definition takes a read or write side
@@ -271,9 +287,8 @@ public class ZkLockTemplate implements AutoCloseable {
 			// Several keys' tokens can only be read while this thread holds them
 			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
 			ZkLease lease = holding.toLease();
-			return new ObservedLease(lease, hold,
-					(context != null) ? context : HeldLockContext.of(definition.name(), hold.keys,
-							(key) -> lease.fencingToken(), lease::state));
+			return new ObservedLease(lease, hold, (context != null) ? context
+					: HeldLockContext.of(definition.name(), hold.keys, (key) -> lease.fencingToken(), lease::state));
 		}
 		catch (RuntimeException | Error ex) {
 			hold.end(ex);
@@ -282,15 +297,16 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Run work with the {@link LockContext} of a lease from {@link #acquireLease}, for callers
-	 * that do the lease's work themselves on the thread that holds it (the assembly of a
-	 * reactive stream, for example).
+	 * Run work with the {@link LockContext} of a lease from {@link #acquireLease}, for
+	 * callers that do the lease's work themselves on the thread that holds it (the
+	 * assembly of a reactive stream, for example).
 	 * @param <T> the result type
 	 * @param <E> what the work may throw
 	 * @param lease a lease from this template's {@code acquireLease}
 	 * @param task the work
 	 * @return the work's result
-	 * @throws IllegalArgumentException if the lease did not come from {@code acquireLease}
+	 * @throws IllegalArgumentException if the lease did not come from
+	 * {@code acquireLease}
 	 * @throws E what the work throws
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T runInContext(ZkLease lease, LockedTask<T, E> task)
@@ -303,8 +319,8 @@ public class ZkLockTemplate implements AutoCloseable {
 
 	/**
 	 * Release a lease from {@link #acquireLease} whose work never started (a subscription
-	 * cancelled while it waited, say): at once, whatever its minimum hold, which exists to
-	 * space out runs of the work and there was none.
+	 * cancelled while it waited, say): at once, whatever its minimum hold, which exists
+	 * to space out runs of the work and there was none.
 	 * @param lease a lease from this template's {@code acquireLease}
 	 */
 	public void releaseUnused(ZkLease lease) {
@@ -317,8 +333,9 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Return the names of the locks this template holds now, by key: what a key is held for,
-	 * as the {@code zklocks} endpoint shows it. A reentrant hold keeps the outermost name.
+	 * Return the names of the locks this template holds now, by key: what a key is held
+	 * for, as the {@code zklocks} endpoint shows it. A reentrant hold keeps the outermost
+	 * name.
 	 * @return the lock name of each key held through this template
 	 */
 	public java.util.Map<String, String> holderNames() {
@@ -340,9 +357,9 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Release at once every hold still waiting for its minimum hold to pass, and release later
-	 * ones as soon as their work ends. The application is stopping: its session, and with it
-	 * every lock, is about to go.
+	 * Release at once every hold still waiting for its minimum hold to pass, and release
+	 * later ones as soon as their work ends. The application is stopping: its session,
+	 * and with it every lock, is about to go.
 	 */
 	@Override
 	public void close() {
@@ -350,10 +367,11 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * What is taken for work that outlives the call must become a lease. A read or write side
-	 * cannot: it belongs to its thread. A lease cannot share a thread's hold, so the thread must
-	 * hold none of the keys' exclusive locks; with a minimum hold this is a busy lock, not a
-	 * misuse: such a lock is not reentrant. A permit is a lease from the start.
+	 * What is taken for work that outlives the call must become a lease. A read or write
+	 * side cannot: it belongs to its thread. A lease cannot share a thread's hold, so the
+	 * thread must hold none of the keys' exclusive locks; with a minimum hold this is a
+	 * busy lock, not a misuse: such a lock is not reentrant. A permit is a lease from the
+	 * start.
 	 */
 	private Holding forWorkThatOutlivesTheCall(LockDefinition definition, Collection<String> keys) {
 		if (definition.permits() == 0 && definition.mode() != LockMode.EXCLUSIVE) {
@@ -389,9 +407,10 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire under the {@code zklock.acquire} observation and start the {@code zklock.held} one.
-	 * If observing fails once the locks are taken, they are given back before the failure
-	 * propagates: no path leaves them held with nobody to release them.
+	 * Acquire under the {@code zklock.acquire} observation and start the
+	 * {@code zklock.held} one. If observing fails once the locks are taken, they are
+	 * given back before the failure propagates: no path leaves them held with nobody to
+	 * release them.
 	 * @return the started hold observation
 	 */
 	private Observation acquire(LockDefinition definition, Holding holding, Collection<String> keys) {
@@ -431,8 +450,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * A lock with a minimum hold is not reentrant: the hold outlives the work, so a thread that
-	 * holds a key already cannot take it again; it finds the lock busy.
+	 * A lock with a minimum hold is not reentrant: the hold outlives the work, so a
+	 * thread that holds a key already cannot take it again; it finds the lock busy.
 	 */
 	private void notHeldHere(LockDefinition definition, Collection<String> keys) {
 		String held = heldHere(keys);
@@ -445,8 +464,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Release a hold of this thread. A lost lease must not hide the work's own exception: it is
-	 * attached to it instead.
+	 * Release a hold of this thread. A lost lease must not hide the work's own exception:
+	 * it is attached to it instead.
 	 */
 	private static void release(Holding holding, @Nullable Hold hold, @Nullable Throwable failure) {
 		try {
@@ -466,8 +485,9 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Release a hold at the end of asynchronous work, on whichever thread ended it: nobody is
-	 * left to throw to, so a lost lease is logged (and counted by the registry's listeners).
+	 * Release a hold at the end of asynchronous work, on whichever thread ended it:
+	 * nobody is left to throw to, so a lost lease is logged (and counted by the
+	 * registry's listeners).
 	 */
 	private static void releaseLater(ZkLease lease, Hold hold) {
 		try {
@@ -482,8 +502,8 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * One hold of some keys by this template: the work's context while it runs, and its end,
-	 * now or, with a minimum hold, once that has passed.
+	 * One hold of some keys by this template: the work's context while it runs, and its
+	 * end, now or, with a minimum hold, once that has passed.
 	 */
 	private final class Hold extends HeldLockContext {
 
@@ -509,7 +529,8 @@ public class ZkLockTemplate implements AutoCloseable {
 			this.held = held;
 			if (held != null) {
 				for (String key : this.keys) {
-					// A key held already by an outer hold (or an earlier reader) keeps that name
+					// A key held already by an outer hold (or an earlier reader) keeps
+					// that name
 					ZkLockTemplate.this.holders.merge(key, List.of(this), Hold::joined);
 				}
 			}
@@ -599,8 +620,8 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 
 		/**
-		 * The hold has ended: stop observing it, and forget it as its keys' holder unless a
-		 * later hold took its place.
+		 * The hold has ended: stop observing it, and forget it as its keys' holder unless
+		 * a later hold took its place.
 		 */
 		void finished() {
 			if (this.held != null) {
@@ -615,7 +636,8 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 
 		/**
-		 * End the hold of a lease, from any thread: now, or once the minimum hold has passed.
+		 * End the hold of a lease, from any thread: now, or once the minimum hold has
+		 * passed.
 		 */
 		void endLater(ZkLease lease) {
 			Duration minimum = this.definition.holdAtLeast();
@@ -630,9 +652,9 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Interrupts the thread running revocable work when revocation of its hold is requested,
-	 * once, and only while the work runs: a request that comes after it ended must not reach
-	 * whatever the thread does next.
+	 * Interrupts the thread running revocable work when revocation of its hold is
+	 * requested, once, and only while the work runs: a request that comes after it ended
+	 * must not reach whatever the thread does next.
 	 */
 	private static final class Interruption implements Runnable {
 
@@ -713,8 +735,8 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 
 		/**
-		 * Release the lease, or with a minimum hold, have it released once that has passed (a
-		 * lost lease is then logged, as nobody is left to throw to).
+		 * Release the lease, or with a minimum hold, have it released once that has
+		 * passed (a lost lease is then logged, as nobody is left to throw to).
 		 */
 		@Override
 		public void release() {

@@ -31,8 +31,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * A method that returns a {@code CompletionStage} holds its lock until the stage completes,
- * however it completes, checked from another ZooKeeper session (another JVM, to the server).
+ * A method that returns a {@code CompletionStage} holds its lock until the stage
+ * completes, however it completes, checked from another ZooKeeper session (another JVM,
+ * to the server).
  */
 @Timeout(60)
 class AsyncLockingTests {

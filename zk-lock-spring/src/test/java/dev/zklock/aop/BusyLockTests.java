@@ -42,9 +42,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * When the lock is busy: skip, fallback, or throw; minimum holds; waits from configuration; the
- * method's own lock context; and the outcome each is counted with. A busy lock is held by
- * another registry on its own ZooKeeper session, as another JVM would hold it.
+ * When the lock is busy: skip, fallback, or throw; minimum holds; waits from
+ * configuration; the method's own lock context; and the outcome each is counted with. A
+ * busy lock is held by another registry on its own ZooKeeper session, as another JVM
+ * would hold it.
  */
 @Timeout(60)
 class BusyLockTests {
@@ -136,7 +137,8 @@ class BusyLockTests {
 	void aLockFailureInsideTheMethodIsTheMethodsOwnNotAReasonToFallBack() throws Exception {
 		start();
 		ZkLock held = holdElsewhere("inner");
-		// The outer lock is acquired; the method's own inner call fails, and that failure is thrown
+		// The outer lock is acquired; the method's own inner call fails, and that failure
+		// is thrown
 		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> this.jobs.outer("x"))
 			.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("inner"));
 		assertThat(this.jobs.calls()).isOne();
@@ -149,7 +151,8 @@ class BusyLockTests {
 		long start = System.nanoTime();
 		assertThat(this.jobs.scheduled()).isEqualTo("ran");
 		long returned = System.nanoTime();
-		// The method returned at once; the lock stays (app.hold = 1500ms after it was acquired)
+		// The method returned at once; the lock stays (app.hold = 1500ms after it was
+		// acquired)
 		assertThat(this.zk.children("/locks/report")).hasSize(1);
 		assertThat(this.otherJvm.obtain("report").tryLock()).isFalse();
 		// A second call while it is held is busy: skipped, not reentrant, not run
@@ -195,12 +198,13 @@ class BusyLockTests {
 	void theMethodSeesItsOwnLock() throws Exception {
 		start();
 		ZkLockRegistry registry = this.context.getBean(ZkLockRegistry.class);
-		Jobs.Seen seen = this.jobs.context("sku-9", () -> registry.localLocks()
-			.stream()
-			.filter((info) -> info.key().equals("stock:sku-9"))
-			.map(LocalLockInfo::fencingToken)
-			.findFirst()
-			.orElseThrow());
+		Jobs.Seen seen = this.jobs.context("sku-9",
+				() -> registry.localLocks()
+					.stream()
+					.filter((info) -> info.key().equals("stock:sku-9"))
+					.map(LocalLockInfo::fencingToken)
+					.findFirst()
+					.orElseThrow());
 		assertThat(seen.name()).isEqualTo("Jobs.context");
 		assertThat(seen.keys()).containsExactly("stock:sku-9");
 		assertThat(seen.token()).isPositive().isEqualTo(seen.listedToken());
@@ -248,11 +252,13 @@ class BusyLockTests {
 					&& this.zk.children("/locks/rx-hold").size() == 2);
 			subscription.dispose();
 			held.unlock();
-			// The wait then succeeds for nobody: the lease goes back at once, not after its 10 s
+			// The wait then succeeds for nobody: the lease goes back at once, not after
+			// its 10 s
 			eventually().atMost(Duration.ofSeconds(8))
 				.untilAsserted(() -> assertThat(this.zk.children("/locks/rx-hold")).isEmpty());
 			assertThat(this.jobs.calls()).isZero();
-			// A wait that fails after its subscriber left is not an error anyone must hear of
+			// A wait that fails after its subscriber left is not an error anyone must
+			// hear of
 			ZkLock again = holdElsewhere("rx-drop");
 			reactor.core.Disposable failing = this.jobs.reactiveShortWait().subscribe();
 			eventually().until(() -> this.zk.children("/locks/rx-drop").size() == 2);
@@ -478,8 +484,8 @@ class BusyLockTests {
 		public Seen context(String sku, java.util.function.Supplier<Long> listed) {
 			LockContext context = LockContext.current();
 			String inner = this.self.innerContext();
-			return new Seen(context.name(), context.keys(), context.fencingToken(), listed.get(),
-					context.leaseState(), inner, LockContext.current().name());
+			return new Seen(context.name(), context.keys(), context.fencingToken(), listed.get(), context.leaseState(),
+					inner, LockContext.current().name());
 		}
 
 		@DistributedLock(key = "'other'", name = "inner-name")

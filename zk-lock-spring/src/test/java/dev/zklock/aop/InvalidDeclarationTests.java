@@ -21,9 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every {@code @DistributedLock} that could not work fails the application's startup with a
- * sentence that names the method and the problem, instead of running the method without its
- * lock or failing at every call.
+ * Every {@code @DistributedLock} that could not work fails the application's startup with
+ * a sentence that names the method and the problem, instead of running the method without
+ * its lock or failing at every call.
  */
 @Timeout(60)
 class InvalidDeclarationTests {
@@ -55,8 +55,7 @@ class InvalidDeclarationTests {
 
 	@Test
 	void methodOnNoInterfaceUnderInterfaceProxies() {
-		assertThatThrownBy(() -> start(InterfaceProxies.class, ServiceWithExtraMethod.class))
-			.rootCause()
+		assertThatThrownBy(() -> start(InterfaceProxies.class, ServiceWithExtraMethod.class)).rootCause()
 			.isInstanceOf(InvalidLockDeclarationException.class)
 			.hasMessageContaining(ServiceWithExtraMethod.class.getName() + ".extra()")
 			.hasMessageContaining("the method is on none of its interfaces");
@@ -189,7 +188,8 @@ class InvalidDeclarationTests {
 	void expressionsThatCanWorkStart() throws Exception {
 		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidExpressions.class)) {
 			ValidExpressions valid = context.getBean(ValidExpressions.class);
-			assertThat(valid.run("abc", new Order(new Customer("c-1")), List.of("x"), 7L, java.util.Map.of("tenant", "t")))
+			assertThat(
+					valid.run("abc", new Order(new Customer("c-1")), List.of("x"), 7L, java.util.Map.of("tenant", "t")))
 				.isEqualTo("ok");
 		}
 	}
@@ -217,9 +217,10 @@ class InvalidDeclarationTests {
 			try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
 				context.registerBean(org.apache.curator.framework.CuratorFramework.class, () -> client);
 				context.register(configuration);
-				context.registerBean("repository", Repository.class, () -> (Repository) java.lang.reflect.Proxy
-					.newProxyInstance(Repository.class.getClassLoader(), new Class<?>[] { Repository.class },
-							(proxy, method, args) -> method.getName().equals("find") ? "found " + args[0] : null));
+				context.registerBean("repository", Repository.class,
+						() -> (Repository) java.lang.reflect.Proxy.newProxyInstance(Repository.class.getClassLoader(),
+								new Class<?>[] { Repository.class },
+								(proxy, method, args) -> method.getName().equals("find") ? "found " + args[0] : null));
 				context.refresh();
 				Repository repository = context.getBean(Repository.class);
 				ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
@@ -293,8 +294,8 @@ class InvalidDeclarationTests {
 	void oneKeyExpressionAsALockAndASemaphore() {
 		InvalidLockDeclarationException failure = failure(ExclusiveStock.class, SemaphoreStock.class);
 		assertThat(failure.getAnnotation()).isEqualTo("@DistributedSemaphore");
-		assertThat(failure.getMessage()).startsWith("Invalid @DistributedSemaphore on "
-				+ SemaphoreStock.class.getName() + ".reserve(String)")
+		assertThat(failure.getMessage())
+			.startsWith("Invalid @DistributedSemaphore on " + SemaphoreStock.class.getName() + ".reserve(String)")
 			.contains("it is locked with a semaphore of 2 permits (@DistributedSemaphore(permits = 2))")
 			.contains(ExclusiveStock.class.getName() + ".order(String)");
 	}

@@ -13,8 +13,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A plain Spring application (no Boot) with {@code @EnableDistributedLocks} and a registry on a
- * real in-process ZooKeeper, for the tests of this module.
+ * A plain Spring application (no Boot) with {@code @EnableDistributedLocks} and a
+ * registry on a real in-process ZooKeeper, for the tests of this module.
  */
 final class LockedContext {
 

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * A key expression that yields a collection or an array locks every key: in one global order,
- * under one wait, all or nothing.
+ * A key expression that yields a collection or an array locks every key: in one global
+ * order, under one wait, all or nothing.
  */
 @Timeout(90)
 class MultiKeyLockingTests {

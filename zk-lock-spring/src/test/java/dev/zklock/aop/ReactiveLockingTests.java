@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * A method that returns a {@code Mono} or {@code Flux} runs inside its lock on each
- * subscription: the lock is acquired without blocking the subscriber, the method is invoked
- * only then, and the lock is released when the stream completes, fails or is cancelled.
+ * subscription: the lock is acquired without blocking the subscriber, the method is
+ * invoked only then, and the lock is released when the stream completes, fails or is
+ * cancelled.
  */
 @Timeout(60)
 class ReactiveLockingTests {
@@ -133,7 +134,8 @@ class ReactiveLockingTests {
 				.withRootCauseInstanceOf(java.util.concurrent.TimeoutException.class);
 		}
 		finally {
-			// The acquisition still waits; it gets the lock now, after its subscriber is gone
+			// The acquisition still waits; it gets the lock now, after its subscriber is
+			// gone
 			held.unlock();
 		}
 		ZkLockRegistry registry = this.context.getBean(ZkLockRegistry.class);

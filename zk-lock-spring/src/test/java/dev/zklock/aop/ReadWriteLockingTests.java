@@ -38,10 +38,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * {@code @DistributedLock(mode = READ | WRITE)}: readers of a key run together, a writer runs
- * alone, across applications on their own ZooKeeper sessions (as two JVMs); a writer may read
- * (downgrade), a reader may not write (upgrade). Every wait is bounded, and every assertion runs
- * on the test thread: spawned calls hand their results and failures back through futures.
+ * {@code @DistributedLock(mode = READ | WRITE)}: readers of a key run together, a writer
+ * runs alone, across applications on their own ZooKeeper sessions (as two JVMs); a writer
+ * may read (downgrade), a reader may not write (upgrade). Every wait is bounded, and
+ * every assertion runs on the test thread: spawned calls hand their results and failures
+ * back through futures.
  */
 @Timeout(90)
 class ReadWriteLockingTests {
@@ -213,8 +214,7 @@ class ReadWriteLockingTests {
 		Catalog catalog = start().getBean(Catalog.class);
 		assertThat(catalog.writeThenRead("c-3")).isEqualTo("wrote, then read c-3 with token true");
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/catalog:c-3")).isEmpty());
-		assertThat(this.outcomes).containsExactly("Catalog.writeThenRead:write:acquired",
-				"Catalog.read:read:acquired");
+		assertThat(this.outcomes).containsExactly("Catalog.writeThenRead:write:acquired", "Catalog.read:read:acquired");
 	}
 
 	@Test
@@ -363,8 +363,7 @@ class ReadWriteLockingTests {
 			});
 		}
 
-		@DistributedLock(key = "{'catalog:' + #first, 'catalog:' + #second}", mode = LockMode.WRITE,
-				waitAtMost = "20s")
+		@DistributedLock(key = "{'catalog:' + #first, 'catalog:' + #second}", mode = LockMode.WRITE, waitAtMost = "20s")
 		public String writeBoth(String first, String second, Runnable inside) {
 			inside.run();
 			return "wrote " + LockContext.current().keys();

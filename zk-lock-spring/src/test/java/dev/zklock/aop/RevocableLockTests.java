@@ -19,9 +19,9 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code @DistributedLock(revocable = true)} against Curator's own {@code Revoker}: a revocable
- * method is interrupted and sees the request; a method that did not opt in is not interrupted;
- * a request after the method returned reaches nothing.
+ * {@code @DistributedLock(revocable = true)} against Curator's own {@code Revoker}: a
+ * revocable method is interrupted and sees the request; a method that did not opt in is
+ * not interrupted; a request after the method returned reaches nothing.
  */
 @Timeout(60)
 class RevocableLockTests {

@@ -40,10 +40,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * {@code @DistributedSemaphore}: at most {@code permits} calls run at once across applications on
- * their own ZooKeeper sessions (as JVMs); a full semaphore throws, skips or falls back as the
- * annotation says; a permit follows a method's asynchronous work until it ends. Every wait is
- * bounded, and every assertion runs on the test thread.
+ * {@code @DistributedSemaphore}: at most {@code permits} calls run at once across
+ * applications on their own ZooKeeper sessions (as JVMs); a full semaphore throws, skips
+ * or falls back as the annotation says; a permit follows a method's asynchronous work
+ * until it ends. Every wait is bounded, and every assertion runs on the test thread.
  */
 @Timeout(90)
 class SemaphoreLockingTests {
@@ -100,7 +100,8 @@ class SemaphoreLockingTests {
 				ready.await(WAIT_SECONDS, TimeUnit.SECONDS);
 				return renderer.render(document, () -> {
 					most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-					// The first two stay until both are in, however slow the machine: two run at once
+					// The first two stay until both are in, however slow the machine: two
+					// run at once
 					firstTwo.countDown();
 					await(firstTwo);
 					// and long enough for the other three to try to join them

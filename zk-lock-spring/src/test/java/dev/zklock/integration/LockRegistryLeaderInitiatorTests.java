@@ -23,9 +23,10 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spring Integration's {@link LockRegistryLeaderInitiator} on {@link ZkLockIntegrationLockRegistry}:
- * two initiators on two ZooKeeper sessions, as two JVMs would run them, elect one leader, hand
- * leadership over when the leader stops, and take it from a leader whose session expired.
+ * Spring Integration's {@link LockRegistryLeaderInitiator} on
+ * {@link ZkLockIntegrationLockRegistry}: two initiators on two ZooKeeper sessions, as two
+ * JVMs would run them, elect one leader, hand leadership over when the leader stops, and
+ * take it from a leader whose session expired.
  */
 @Timeout(90)
 class LockRegistryLeaderInitiatorTests {

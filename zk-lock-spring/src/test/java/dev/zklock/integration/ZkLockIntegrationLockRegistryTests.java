@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * {@link ZkLockIntegrationLockRegistry} against Spring Integration's {@link LockRegistry}
- * contract, on a real in-process ZooKeeper. Each registry has its own Curator client, so its own
- * ZooKeeper session: what another JVM is to the server.
+ * contract, on a real in-process ZooKeeper. Each registry has its own Curator client, so
+ * its own ZooKeeper session: what another JVM is to the server.
  */
 @Timeout(60)
 class ZkLockIntegrationLockRegistryTests {
@@ -77,7 +77,8 @@ class ZkLockIntegrationLockRegistryTests {
 		try {
 			ExecutorService executor = Executors.newSingleThreadExecutor();
 			try {
-				Future<Boolean> attempt = executor.submit(() -> registry.obtain("owned").tryLock(200, TimeUnit.MILLISECONDS));
+				Future<Boolean> attempt = executor
+					.submit(() -> registry.obtain("owned").tryLock(200, TimeUnit.MILLISECONDS));
 				assertThat(attempt.get(20, TimeUnit.SECONDS)).isFalse();
 				Future<?> foreignUnlock = executor.submit(() -> registry.obtain("owned").unlock());
 				assertThat(foreignUnlock).failsWithin(Duration.ofSeconds(20))

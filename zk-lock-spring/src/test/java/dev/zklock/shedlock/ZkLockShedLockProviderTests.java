@@ -42,10 +42,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * {@link ZkLockShedLockProvider} against ShedLock's lock provider contract, on a real
  * in-process ZooKeeper. The cases are those of ShedLock's own
  * {@code AbstractLockProviderIntegrationTest} and
- * {@code AbstractExtensibleLockProviderIntegrationTest} (whose {@code shedlock-test-support}
- * module is not published), with timing asserted as bounds that hold on a loaded machine. Each
- * provider has its own Curator client, so its own ZooKeeper session: what another JVM is to the
- * server.
+ * {@code AbstractExtensibleLockProviderIntegrationTest} (whose
+ * {@code shedlock-test-support} module is not published), with timing asserted as bounds
+ * that hold on a loaded machine. Each provider has its own Curator client, so its own
+ * ZooKeeper session: what another JVM is to the server.
  */
 @Timeout(60)
 class ZkLockShedLockProviderTests {
@@ -158,7 +158,8 @@ class ZkLockShedLockProviderTests {
 	void lockAtMostForReleasesALockThatIsNeverUnlocked() throws Exception {
 		twoJvms();
 		Duration lockAtMostFor = Duration.ofMillis(300);
-		// Measured from before the call: the lock is taken, and its durations start, within it
+		// Measured from before the call: the lock is taken, and its durations start,
+		// within it
 		long lockedAt = System.nanoTime();
 		Optional<SimpleLock> lock = this.provider.lock(config(NAME, lockAtMostFor, Duration.ZERO));
 		assertThat(lock).isNotEmpty();
@@ -210,7 +211,8 @@ class ZkLockShedLockProviderTests {
 		this.otherJvm = newProvider(this.zk.newRegistry());
 		assertThat(dying.lock(config(NAME, Duration.ofMinutes(10), Duration.ofMinutes(5)))).isNotEmpty();
 		assertThat(this.otherJvm.lock(config(NAME))).isEmpty();
-		// The node ends without unlocking: its session closes, its ephemeral lock node goes
+		// The node ends without unlocking: its session closes, its ephemeral lock node
+		// goes
 		dyingClient.close();
 		Optional<SimpleLock> remote = awaitLock(this.otherJvm, config(NAME));
 		remote.get().unlock();
@@ -219,7 +221,8 @@ class ZkLockShedLockProviderTests {
 	@Test
 	void twoProvidersOnTwoSessionsRunEachTaskOnceAtATime() throws Exception {
 		twoJvms();
-		// ShedLock's FuzzTester: threads of both JVMs run two jobs through the executor; a lost
+		// ShedLock's FuzzTester: threads of both JVMs run two jobs through the executor;
+		// a lost
 		// update of a job's counter would mean two runs at once
 		List<LockingTaskExecutor> executors = List.of(new DefaultLockingTaskExecutor(this.provider),
 				new DefaultLockingTaskExecutor(this.otherJvm));
@@ -245,7 +248,8 @@ class ZkLockShedLockProviderTests {
 							done.incrementAndGet();
 						}, config("job" + job, Duration.ofMinutes(5), Duration.ofMillis(5)));
 						if (done.get() == before) {
-							// Skipped: try again soon, as a scheduler would, without spinning
+							// Skipped: try again soon, as a scheduler would, without
+							// spinning
 							LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 						}
 					}
@@ -385,7 +389,8 @@ class ZkLockShedLockProviderTests {
 		assertThat(lock).isNotEmpty();
 		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
 		eventually().until(() -> registry.localLocks().get(0).leaseState() == LeaseState.LOST);
-		// Lost already: no reason to hold it for lockAtLeastFor, and the task must learn of it
+		// Lost already: no reason to hold it for lockAtLeastFor, and the task must learn
+		// of it
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.get().unlock())
 			.withMessageContaining("'" + NAME + "'");
 		assertThat(this.provider.pendingReleaseCount()).isZero();

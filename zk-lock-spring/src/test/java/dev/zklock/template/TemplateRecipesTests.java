@@ -28,9 +28,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * What a {@link LockDefinition} takes, through {@link ZkLockTemplate}: a read or write side only
- * for work on the calling thread and without a minimum hold; a semaphore's permit on one key, as
- * a lease; and the name of a key that several readers hold for as long as any of them does.
+ * What a {@link LockDefinition} takes, through {@link ZkLockTemplate}: a read or write
+ * side only for work on the calling thread and without a minimum hold; a semaphore's
+ * permit on one key, as a lease; and the name of a key that several readers hold for as
+ * long as any of them does.
  */
 @Timeout(60)
 class TemplateRecipesTests {

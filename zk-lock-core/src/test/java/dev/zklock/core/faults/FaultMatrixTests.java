@@ -44,11 +44,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The fault matrix: real 3-server ensembles ({@link TestingCluster}), lock clients in child JVMs,
- * servers killed and restarted, sessions expired, holders killed with SIGKILL. Every scenario
- * checks that no two critical sections of one key overlap, that fencing tokens never go back,
- * that every worker ends (success or a clear exception, never a hang) and that no lock node
- * remains. Each scenario adds a row to {@code target/fault-matrix.md}.
+ * The fault matrix: real 3-server ensembles ({@link TestingCluster}), lock clients in
+ * child JVMs, servers killed and restarted, sessions expired, holders killed with
+ * SIGKILL. Every scenario checks that no two critical sections of one key overlap, that
+ * fencing tokens never go back, that every worker ends (success or a clear exception,
+ * never a hang) and that no lock node remains. Each scenario adds a row to
+ * {@code target/fault-matrix.md}.
  */
 @Timeout(180)
 class FaultMatrixTests {
@@ -96,7 +97,8 @@ class FaultMatrixTests {
 	@AfterAll
 	static void writeReport() throws Exception {
 		List<String> lines = new ArrayList<>();
-		lines.add("| scenario | grants | overlapping holds | fencing regressions | orphan nodes | time to recover | failed acquisitions |");
+		lines.add(
+				"| scenario | grants | overlapping holds | fencing regressions | orphan nodes | time to recover | failed acquisitions |");
 		lines.add("|---|---|---|---|---|---|---|");
 		lines.addAll(rows.stream().sorted().toList());
 		Files.createDirectories(Path.of("target"));
@@ -216,11 +218,13 @@ class FaultMatrixTests {
 		long recovered = System.nanoTime();
 		assertThat(fresh.fencingToken()).isGreaterThan(staleToken);
 		assertThat(store.write(fresh.fencingToken(), "second")).isTrue();
-		// the old holder still believes nothing, until told: its late write carries the old token
+		// the old holder still believes nothing, until told: its late write carries the
+		// old token
 		assertThat(store.write(staleToken, "stale")).isFalse();
 		assertThat(store.value()).isEqualTo("second");
-		await().atMost(Duration.ofSeconds(20)).pollInSameThread().until(stale::leaseState,
-				(state) -> state == LeaseState.LOST);
+		await().atMost(Duration.ofSeconds(20))
+			.pollInSameThread()
+			.until(stale::leaseState, (state) -> state == LeaseState.LOST);
 		// Listeners are told after the state changed
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(reported).contains(LeaseState.LOST));
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::unlock);
@@ -235,8 +239,7 @@ class FaultMatrixTests {
 	void holderJvmKilledWithSigkill() throws Exception {
 		Path log = this.dir.resolve("holder.log");
 		Process holder = startWorker("hold", 1, 1, 0, 0, log);
-		await().atMost(Duration.ofSeconds(60))
-			.untilAsserted(() -> assertThat(log).exists().content().contains("held"));
+		await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(log).exists().content().contains("held"));
 		ZkLockRegistry waiter = newRegistry();
 		ZkLock lock = waiter.obtain("k0");
 		assertThat(lock.tryLock(500, TimeUnit.MILLISECONDS)).isFalse();
@@ -255,8 +258,7 @@ class FaultMatrixTests {
 
 	// --- helpers ---
 
-	private List<Path> startContenders(int jvms, int threads, int keys, long durationMs, long waitMs)
-			throws Exception {
+	private List<Path> startContenders(int jvms, int threads, int keys, long durationMs, long waitMs) throws Exception {
 		List<Path> logs = new ArrayList<>();
 		for (int i = 0; i < jvms; i++) {
 			Path log = this.dir.resolve("contender-" + i + ".csv");
@@ -291,8 +293,8 @@ class FaultMatrixTests {
 	}
 
 	private ZkLockRegistry newRegistry() throws Exception {
-		CuratorFramework client = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(),
-				SESSION_TIMEOUT_MS, 3_000, new RetryOneTime(100));
+		CuratorFramework client = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(), SESSION_TIMEOUT_MS,
+				3_000, new RetryOneTime(100));
 		client.start();
 		client.blockUntilConnected(20, TimeUnit.SECONDS);
 		ZkLockRegistry registry = new ZkLockRegistry(client);
@@ -361,7 +363,8 @@ class FaultMatrixTests {
 			OutputStream out = socket.getOutputStream();
 			out.write("srvr".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
-			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
 			return in.lines().filter((line) -> line.startsWith("Mode:")).findFirst().orElse("");
 		}
 		catch (Exception ex) {
@@ -390,8 +393,8 @@ class FaultMatrixTests {
 			overrun = Math.max(overrun, values.get("maxOverrunMs"));
 			assertThat(values.get("unexpected")).isZero();
 		}
-		return timeouts + " timed out, " + notConnected + " not connected, " + lost + " lost; worst overrun of the wait "
-				+ Math.max(0, overrun) + " ms";
+		return timeouts + " timed out, " + notConnected + " not connected, " + lost
+				+ " lost; worst overrun of the wait " + Math.max(0, overrun) + " ms";
 	}
 
 	private void report(String scenario, Analysis analysis, int orphans, long recoveryMs, String failures) {
@@ -451,8 +454,8 @@ class FaultMatrixTests {
 		}
 
 		/**
-		 * The longest time without a new lease (a grant through ZooKeeper rather than a local
-		 * hand-off) in the seconds after a fault: the outage the clients saw.
+		 * The longest time without a new lease (a grant through ZooKeeper rather than a
+		 * local hand-off) in the seconds after a fault: the outage the clients saw.
 		 */
 		long longestPauseAfter(long nanos) {
 			Map<Long, Long> leaseStarts = new HashMap<>();
@@ -473,8 +476,8 @@ class FaultMatrixTests {
 	}
 
 	/**
-	 * A tiny storage that accepts a write only with a fencing token at least as large as any it
-	 * has seen: what makes a stale holder harmless.
+	 * A tiny storage that accepts a write only with a fencing token at least as large as
+	 * any it has seen: what makes a stale holder harmless.
 	 */
 	static final class FencedStore {
 

@@ -23,13 +23,15 @@ import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 
 /**
- * A lock client in its own JVM for the fault tests. Mode {@code contend}: threads take random
- * keys for a while and log every critical section as
- * {@code key,enter,exit,token,jvm,thread,leaseState} (one file per JVM; {@code System.nanoTime}
- * is one clock for all processes of a machine). Mode {@code hold}: take one key, write "held" to
- * the log, and hold it until killed.
+ * A lock client in its own JVM for the fault tests. Mode {@code contend}: threads take
+ * random keys for a while and log every critical section as
+ * {@code key,enter,exit,token,jvm,thread,leaseState} (one file per JVM;
+ * {@code System.nanoTime} is one clock for all processes of a machine). Mode
+ * {@code hold}: take one key, write "held" to the log, and hold it until killed.
  *
- * <p>Arguments: {@code mode connectString sessionTimeoutMs keys threads durationMs waitMs logFile}.
+ * <p>
+ * Arguments:
+ * {@code mode connectString sessionTimeoutMs keys threads durationMs waitMs logFile}.
  */
 public final class FaultWorkerMain {
 

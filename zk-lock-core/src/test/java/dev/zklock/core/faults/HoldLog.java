@@ -16,17 +16,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.zklock.core.LeaseState;
 
 /**
- * Every critical section the fault checker's participants entered, and what was known about each
- * while it ran, checked afterwards.
+ * Every critical section the fault checker's participants entered, and what was known
+ * about each while it ran, checked afterwards.
  *
- * <p>A hold is <em>compromised</em> from the moment its holder could no longer be sure it held:
- * its lease left {@code HELD} (as the engine reported it), its connection was suspended (for a
- * plain Curator mutex, which keeps no lease state), or the checker itself expired its session.
- * Two holds of one key that overlap are a <em>violation</em> unless one of them was compromised
- * before the overlap ended: ZooKeeper tells an old holder of its loss only after the server
- * deleted its node, and that window is what fencing tokens are for. Tokens must never go back:
- * among holds that were never compromised, one that starts after another carries a token at
- * least as large.
+ * <p>
+ * A hold is <em>compromised</em> from the moment its holder could no longer be sure it
+ * held: its lease left {@code HELD} (as the engine reported it), its connection was
+ * suspended (for a plain Curator mutex, which keeps no lease state), or the checker
+ * itself expired its session. Two holds of one key that overlap are a <em>violation</em>
+ * unless one of them was compromised before the overlap ended: ZooKeeper tells an old
+ * holder of its loss only after the server deleted its node, and that window is what
+ * fencing tokens are for. Tokens must never go back: among holds that were never
+ * compromised, one that starts after another carries a token at least as large.
  */
 final class HoldLog {
 
@@ -36,9 +37,10 @@ final class HoldLog {
 	private final Map<String, Set<Hold>> active = new ConcurrentHashMap<>();
 
 	/**
-	 * Participants whose session the checker closed on the server, and since when, until their
-	 * client moves to a new session: every hold they begin meanwhile runs on a dead session
-	 * whose node the server has deleted, though the participant cannot know it yet.
+	 * Participants whose session the checker closed on the server, and since when, until
+	 * their client moves to a new session: every hold they begin meanwhile runs on a dead
+	 * session whose node the server has deleted, though the participant cannot know it
+	 * yet.
 	 */
 	private final Map<String, Long> inDoubt = new ConcurrentHashMap<>();
 
@@ -76,8 +78,9 @@ final class HoldLog {
 	}
 
 	/**
-	 * The participant itself learned that it may no longer hold (a lease state or connection
-	 * event): its running holds are compromised from now, all of them or those of one key.
+	 * The participant itself learned that it may no longer hold (a lease state or
+	 * connection event): its running holds are compromised from now, all of them or those
+	 * of one key.
 	 */
 	void noticed(String participant, String key) {
 		long now = System.nanoTime();
@@ -85,8 +88,8 @@ final class HoldLog {
 	}
 
 	/**
-	 * The checker did something that may end the participant's holds without its knowing, such
-	 * as expiring its session: its running holds are compromised from now.
+	 * The checker did something that may end the participant's holds without its knowing,
+	 * such as expiring its session: its running holds are compromised from now.
 	 */
 	void compromise(String participant) {
 		long now = System.nanoTime();
@@ -105,8 +108,8 @@ final class HoldLog {
 	}
 
 	/**
-	 * The participant's session was closed on the server: its running holds are compromised,
-	 * and so is every hold it begins until {@link #newSession}.
+	 * The participant's session was closed on the server: its running holds are
+	 * compromised, and so is every hold it begins until {@link #newSession}.
 	 */
 	void sessionKilled(String participant) {
 		this.inDoubt.put(participant, System.nanoTime());
@@ -158,7 +161,8 @@ final class HoldLog {
 			// The holds entered before the current one and not yet exited when it entered
 			PriorityQueue<Hold> open = new PriorityQueue<>(Comparator.comparingLong((Hold hold) -> hold.exited));
 			for (Hold later : keyHolds) {
-				// Among holds that kept their lease throughout; a compromised one may carry a stale
+				// Among holds that kept their lease throughout; a compromised one may
+				// carry a stale
 				// token, which is what fencing exists to reject
 				if (later.token >= 0 && later.compromisedAt.get() == Long.MAX_VALUE) {
 					if (later.token < highestToken) {
@@ -186,7 +190,8 @@ final class HoldLog {
 		long compromisedAt = Math.min(earlier.compromisedAt.get(), later.compromisedAt.get());
 		if (compromisedAt <= end) {
 			verdict.fenced++;
-			// When the older holder itself learned of it; if it never did while holding, its exit
+			// When the older holder itself learned of it; if it never did while holding,
+			// its exit
 			long noticed = Math.min(earlier.noticedAt.get(), earlier.exited);
 			verdict.longestNoticeLagNanos = Math.max(verdict.longestNoticeLagNanos, noticed - later.entered);
 		}
@@ -261,8 +266,8 @@ final class HoldLog {
 		int fenced;
 
 		/**
-		 * How long after the newer holder entered the older one learned of its loss (or ended its
-		 * hold without learning it), at worst.
+		 * How long after the newer holder entered the older one learned of its loss (or
+		 * ended its hold without learning it), at worst.
 		 */
 		long longestNoticeLagNanos;
 

@@ -51,28 +51,31 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The randomized fault checker: several registries (each its own Curator client and session,
- * some behind {@link ZkFaultProxy fault proxies}) and plain Curator mutexes contend for a few
- * keys on a real 3-server ensemble, while a chaos thread kills connections, blackholes, stalls
- * and refuses them, loses single replies, expires sessions from either side, restarts servers
- * and interrupts waiting threads. Every critical section is recorded and checked afterwards
- * ({@link HoldLog}): no two overlap unless one side was compromised in time, fencing tokens
- * never go back, every wait ends within its bound plus {@link #WAIT_MARGIN}, no thread hangs, no
- * lock node is left and every registry ends empty.
+ * The randomized fault checker: several registries (each its own Curator client and
+ * session, some behind {@link ZkFaultProxy fault proxies}) and plain Curator mutexes
+ * contend for a few keys on a real 3-server ensemble, while a chaos thread kills
+ * connections, blackholes, stalls and refuses them, loses single replies, expires
+ * sessions from either side, restarts servers and interrupts waiting threads. Every
+ * critical section is recorded and checked afterwards ({@link HoldLog}): no two overlap
+ * unless one side was compromised in time, fencing tokens never go back, every wait ends
+ * within its bound plus {@link #WAIT_MARGIN}, no thread hangs, no lock node is left and
+ * every registry ends empty.
  *
- * <p>The schedule of faults and the choices of the workers come from one seed; threads still
- * interleave as the machine lets them, so a seed reproduces the run's shape, not its every step.
- * CI runs the fixed seed for {@code zklock.checker.seconds} (45 by default); for a longer run,
- * {@code -Dzklock.checker.seconds=600 -Dzklock.checker.seed=random}. The seed is printed and
- * written to {@code target/fault-checker.md} with the figures.
+ * <p>
+ * The schedule of faults and the choices of the workers come from one seed; threads still
+ * interleave as the machine lets them, so a seed reproduces the run's shape, not its
+ * every step. CI runs the fixed seed for {@code zklock.checker.seconds} (45 by default);
+ * for a longer run, {@code -Dzklock.checker.seconds=600 -Dzklock.checker.seed=random}.
+ * The seed is printed and written to {@code target/fault-checker.md} with the figures.
  */
 class RandomizedFaultCheckerTests {
 
 	/**
-	 * What a wait may overrun its bound by on a loaded 2-core machine: a thread whose wait ran
-	 * out still has to be scheduled to notice. Seen: under 100 ms in CI-like runs, 174 ms with
-	 * every core kept busy, 603 ms once with a parallel build on top; the report prints the worst
-	 * overrun next to the worst scheduling hiccup a sleeping thread saw.
+	 * What a wait may overrun its bound by on a loaded 2-core machine: a thread whose
+	 * wait ran out still has to be scheduled to notice. Seen: under 100 ms in CI-like
+	 * runs, 174 ms with every core kept busy, 603 ms once with a parallel build on top;
+	 * the report prints the worst overrun next to the worst scheduling hiccup a sleeping
+	 * thread saw.
 	 */
 	static final Duration WAIT_MARGIN = Duration.ofSeconds(1);
 
@@ -100,7 +103,10 @@ class RandomizedFaultCheckerTests {
 
 	private final LongAdder lostAtRelease = new LongAdder();
 
-	/** Engine holds whose lease was not HELD when the caller first looked, right after acquiring. */
+	/**
+	 * Engine holds whose lease was not HELD when the caller first looked, right after
+	 * acquiring.
+	 */
 	private final LongAdder beganUnsure = new LongAdder();
 
 	private final AtomicLong worstOverrunNanos = new AtomicLong();
@@ -109,8 +115,8 @@ class RandomizedFaultCheckerTests {
 	private volatile String worstOverrun = "";
 
 	/**
-	 * The longest a thread that asked to sleep 5 ms slept beyond that: what the machine and the
-	 * JVM (scheduling, GC) did to every thread, the engine's included.
+	 * The longest a thread that asked to sleep 5 ms slept beyond that: what the machine
+	 * and the JVM (scheduling, GC) did to every thread, the engine's included.
 	 */
 	private final AtomicLong worstHiccupNanos = new AtomicLong();
 
@@ -149,12 +155,14 @@ class RandomizedFaultCheckerTests {
 		String seedProperty = System.getProperty("zklock.checker.seed", Long.toString(CI_SEED));
 		long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
 		long seconds = Long.getLong("zklock.checker.seconds", 45);
-		// Bounded by the run's own length: the chaos, then at most a few minutes to drain and check
+		// Bounded by the run's own length: the chaos, then at most a few minutes to drain
+		// and check
 		assertTimeoutPreemptively(Duration.ofSeconds(seconds + 240), () -> check(seed, seconds));
 	}
 
 	private void check(long seed, long seconds) throws Exception {
-		System.out.println("Fault checker seed " + seed + " for " + seconds + " s (-Dzklock.checker.seed=" + seed + ")");
+		System.out
+			.println("Fault checker seed " + seed + " for " + seconds + " s (-Dzklock.checker.seed=" + seed + ")");
 		Random random = new Random(seed);
 		for (Fault fault : Fault.values()) {
 			this.faults.put(fault, new LongAdder());
@@ -236,8 +244,8 @@ class RandomizedFaultCheckerTests {
 		for (Participant participant : this.participants) {
 			if (participant.registry != null) {
 				await().atMost(Duration.ofSeconds(20))
-					.untilAsserted(() -> assertThat(participant.registry.size()).as(participant.name + " entries")
-						.isZero());
+					.untilAsserted(
+							() -> assertThat(participant.registry.size()).as(participant.name + " entries").isZero());
 				assertThat(participant.registry.waitingCount()).isZero();
 				assertThat(participant.registry.heldCount()).isZero();
 			}
@@ -276,7 +284,8 @@ class RandomizedFaultCheckerTests {
 	private Participant curator(String name) throws Exception {
 		Participant participant = new Participant(name, false);
 		participant.client.getConnectionStateListenable().addListener((client, state) -> {
-			// A plain Curator mutex keeps no lease state: a suspended connection is all it knows
+			// A plain Curator mutex keeps no lease state: a suspended connection is all
+			// it knows
 			if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
 				this.log.noticed(name, null);
 			}
@@ -505,8 +514,8 @@ class RandomizedFaultCheckerTests {
 	}
 
 	/**
-	 * A Curator mutex that tells its node's creation zxid, the same fencing token the engine
-	 * gives.
+	 * A Curator mutex that tells its node's creation zxid, the same fencing token the
+	 * engine gives.
 	 */
 	static final Stat MISSING = new Stat();
 
@@ -520,8 +529,8 @@ class RandomizedFaultCheckerTests {
 		}
 
 		/**
-		 * The stat of the mutex's node; {@link #MISSING} if it does not exist, {@code null} if
-		 * it could not be read.
+		 * The stat of the mutex's node; {@link #MISSING} if it does not exist,
+		 * {@code null} if it could not be read.
 		 */
 		Stat node() {
 			try {
@@ -584,8 +593,8 @@ class RandomizedFaultCheckerTests {
 
 	enum Fault {
 
-		KILL_CONNECTIONS, BLACKHOLE, STALL, REFUSE, LOSE_REPLY, EXPIRE_CLIENT_SIDE, EXPIRE_SERVER_SIDE,
-		RESTART_SERVER, INTERRUPT
+		KILL_CONNECTIONS, BLACKHOLE, STALL, REFUSE, LOSE_REPLY, EXPIRE_CLIENT_SIDE, EXPIRE_SERVER_SIDE, RESTART_SERVER,
+		INTERRUPT
 
 	}
 
@@ -595,7 +604,8 @@ class RandomizedFaultCheckerTests {
 		Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
 		List<Participant> proxied = this.participants.stream().filter((p) -> !p.proxies.isEmpty()).toList();
 		Participant target = proxied.get(random.nextInt(proxied.size()));
-		// A plain Curator mutex ignores its session (it holds on after losing it), so sessions
+		// A plain Curator mutex ignores its session (it holds on after losing it), so
+		// sessions
 		// are expired under the engine only; Curator clients meet server restarts
 		List<Participant> engines = this.participants.stream().filter((p) -> p.registry != null).toList();
 		Participant any = engines.get(random.nextInt(engines.size()));
@@ -653,9 +663,9 @@ class RandomizedFaultCheckerTests {
 	}
 
 	/**
-	 * Close a participant's session on the server, from another connection with its id and
-	 * password: the server deletes its nodes at once, and the participant learns of it only
-	 * when it next hears from the server.
+	 * Close a participant's session on the server, from another connection with its id
+	 * and password: the server deletes its nodes at once, and the participant learns of
+	 * it only when it next hears from the server.
 	 */
 	private void expireOnServer(Participant participant) throws Exception {
 		ZooKeeper zooKeeper = participant.client.getZookeeperClient().getZooKeeper();
@@ -713,7 +723,8 @@ class RandomizedFaultCheckerTests {
 		System.setProperty("zookeeper.forceSync", "no");
 		List<InstanceSpec> specs = new ArrayList<>();
 		for (int id = 1; id <= 3; id++) {
-			// tickTime 200 ms allows 3 s sessions; no limit on connections from one address
+			// tickTime 200 ms allows 3 s sessions; no limit on connections from one
+			// address
 			specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 200, 0));
 		}
 		this.cluster = new TestingCluster(specs);
@@ -764,17 +775,20 @@ class RandomizedFaultCheckerTests {
 			.map((entry) -> entry.getKey().name().toLowerCase().replace('_', ' ') + " " + entry.getValue().sum())
 			.collect(Collectors.joining(", "));
 		return "| seed | chaos | participants | grants | attempts failed in time | faults injected | overlaps (violations / fenced) | notice lag (worst) | fencing regressions | orphans | worst wait overrun | began not HELD | lost at release | drained |\n"
-				+ "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" + "| " + seed + " | " + seconds + " s | "
-				+ configuration + " | " + this.log.size() + " (Curator " + this.log.countOf("curator-") + ") | " + this.timedOut.sum() + " of " + this.attempts.sum()
-				+ " | " + faultCounts + " | " + verdict.violations.size() + " / " + verdict.fenced + " | "
+				+ "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" + "| " + seed + " | " + seconds
+				+ " s | " + configuration + " | " + this.log.size() + " (Curator " + this.log.countOf("curator-")
+				+ ") | " + this.timedOut.sum() + " of " + this.attempts.sum() + " | " + faultCounts + " | "
+				+ verdict.violations.size() + " / " + verdict.fenced + " | "
 				+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, verdict.longestNoticeLagNanos)) + " ms | "
 				+ verdict.regressions.size() + " | " + orphans + " | "
 				+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, this.worstOverrunNanos.get())) + " ms | "
 				+ this.beganUnsure.sum() + " | " + this.lostAtRelease.sum() + " | " + drainedMs + " ms |\n"
-				+ (verdict.violations.isEmpty() ? "" : "violations: " + verdict.violations.subList(0,
-						Math.min(10, verdict.violations.size())) + "\n")
-				+ (verdict.regressions.isEmpty() ? "" : "regressions: " + verdict.regressions.subList(0,
-						Math.min(10, verdict.regressions.size())) + "\n")
+				+ (verdict.violations.isEmpty() ? ""
+						: "violations: " + verdict.violations.subList(0, Math.min(10, verdict.violations.size()))
+								+ "\n")
+				+ (verdict.regressions.isEmpty() ? ""
+						: "regressions: " + verdict.regressions.subList(0, Math.min(10, verdict.regressions.size()))
+								+ "\n")
 				+ "worst overrun: " + this.worstOverrun + "; worst hiccup of a sleeping thread "
 				+ TimeUnit.NANOSECONDS.toMillis(this.worstHiccupNanos.get()) + " ms\n"
 				+ (this.unexpected.isEmpty() ? "" : "unexpected: " + this.unexpected.stream().limit(10).toList() + "\n")

@@ -22,22 +22,26 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.zookeeper.ZooDefs;
 
 /**
- * A TCP proxy between ZooKeeper clients and one server that injects network faults: it can kill
- * connections, refuse new ones (a server that is down), lose every byte (a blackhole), hold bytes
- * back and deliver them late (a stall), and, because it reads ZooKeeper's framing (a 4-byte
- * length, then a request header {@code xid, type} or a reply header {@code xid, zxid, err}),
- * lose the request or the reply of one chosen operation and kill the connection, which is how
- * "the create reached the server but its reply did not reach the client" is made on demand. It
- * also counts the requests it forwards, by operation.
+ * A TCP proxy between ZooKeeper clients and one server that injects network faults: it
+ * can kill connections, refuse new ones (a server that is down), lose every byte (a
+ * blackhole), hold bytes back and deliver them late (a stall), and, because it reads
+ * ZooKeeper's framing (a 4-byte length, then a request header {@code xid, type} or a
+ * reply header {@code xid, zxid, err}), lose the request or the reply of one chosen
+ * operation and kill the connection, which is how "the create reached the server but its
+ * reply did not reach the client" is made on demand. It also counts the requests it
+ * forwards, by operation.
  *
- * <p>Faults are one-shot or switched on and off by the test; the proxy is a test tool and keeps
- * two threads per connection.
+ * <p>
+ * Faults are one-shot or switched on and off by the test; the proxy is a test tool and
+ * keeps two threads per connection.
  */
 public final class ZkFaultProxy implements AutoCloseable {
 
 	private static final int MAX_FRAME = 16 * 1024 * 1024;
 
-	/** Where the engine's nodes live by default: rules match only requests on these paths. */
+	/**
+	 * Where the engine's nodes live by default: rules match only requests on these paths.
+	 */
 	private static final String LOCKS = "/locks/";
 
 	private final InetSocketAddress target;
@@ -127,8 +131,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * While on, behave like a server that is down: open connections are closed and new ones
-	 * are closed as soon as they are accepted.
+	 * While on, behave like a server that is down: open connections are closed and new
+	 * ones are closed as soon as they are accepted.
 	 * @param refusing whether to refuse connections
 	 */
 	public void refuse(boolean refusing) {
@@ -139,9 +143,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * While on, every byte in both directions is lost and connections stay open, so clients only
-	 * notice by their own timeouts. Switching it off closes the connections that lost bytes,
-	 * whose framing can no longer be trusted.
+	 * While on, every byte in both directions is lost and connections stay open, so
+	 * clients only notice by their own timeouts. Switching it off closes the connections
+	 * that lost bytes, whose framing can no longer be trusted.
 	 * @param blackholed whether to lose traffic
 	 */
 	public void blackhole(boolean blackholed) {
@@ -160,9 +164,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Forward the next request of an operation to the server, lose its reply and close that
-	 * connection: the server applied the request, the client never learns the outcome. The
-	 * client may reconnect at once.
+	 * Forward the next request of an operation to the server, lose its reply and close
+	 * that connection: the server applied the request, the client never learns the
+	 * outcome. The client may reconnect at once.
 	 * @param opCode a {@link ZooDefs.OpCode} constant
 	 */
 	public void loseNextReplyTo(int opCode) {
@@ -181,7 +185,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Lose the next request of an operation and close that connection: the server never sees it.
+	 * Lose the next request of an operation and close that connection: the server never
+	 * sees it.
 	 * @param opCode a {@link ZooDefs.OpCode} constant
 	 */
 	public void loseNextRequest(int opCode) {
@@ -189,8 +194,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Hold back the reply to the next request of an operation, and every reply after it on that
-	 * connection (replies keep their order), for a while.
+	 * Hold back the reply to the next request of an operation, and every reply after it
+	 * on that connection (replies keep their order), for a while.
 	 * @param opCode a {@link ZooDefs.OpCode} constant
 	 * @param delay how long to hold it
 	 */

@@ -19,10 +19,11 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code zklocks} endpoint. {@code GET /actuator/zklocks} lists the locks this JVM holds or
- * waits for, with the recipe of each (exclusive lock, read/write lock, semaphore), how many holds
- * this JVM has on it and a semaphore's permits; {@code GET /actuator/zklocks/{key}} lists a key's
- * participants across all JVMs, in ZooKeeper queue order, the first holding it. Read-only.
+ * The {@code zklocks} endpoint. {@code GET /actuator/zklocks} lists the locks this JVM
+ * holds or waits for, with the recipe of each (exclusive lock, read/write lock,
+ * semaphore), how many holds this JVM has on it and a semaphore's permits; {@code GET
+ * /actuator/zklocks/{key}} lists a key's participants across all JVMs, in ZooKeeper queue
+ * order, the first holding it. Read-only.
  *
  * @author zk-lock
  */
@@ -91,17 +92,19 @@ public class ZkLocksEndpoint {
 	 *
 	 * @param key the key
 	 * @param name the name of the lock that holds it ({@code @DistributedLock(name)} or
-	 * {@code @DistributedSemaphore(name)}, by default {@code Class.method}; the oldest hold's when
-	 * several readers or permits hold it), {@code null} if not held or held outside the template
+	 * {@code @DistributedSemaphore(name)}, by default {@code Class.method}; the oldest
+	 * hold's when several readers or permits hold it), {@code null} if not held or held
+	 * outside the template
 	 * @param path the ZooKeeper path of the lock
 	 * @param kind the recipe: {@code EXCLUSIVE}, {@code READ_WRITE} or {@code SEMAPHORE}
 	 * @param held whether a thread or lease of this JVM holds it
-	 * @param holds how many holds this JVM has on it: 1 for a held exclusive lock, the read holds
-	 * of a read/write lock (its write side is shown by {@code holderThread}), the permits this JVM
-	 * holds of a semaphore; 0 if it only waits
+	 * @param holds how many holds this JVM has on it: 1 for a held exclusive lock, the
+	 * read holds of a read/write lock (its write side is shown by {@code holderThread}),
+	 * the permits this JVM holds of a semaphore; 0 if it only waits
 	 * @param permits a semaphore's number of permits, 0 for a lock
-	 * @param holderThread the name of the thread holding it exclusively (the exclusive lock, or the
-	 * write side of a read/write lock), {@code null} if none or held by a lease
+	 * @param holderThread the name of the thread holding it exclusively (the exclusive
+	 * lock, or the write side of a read/write lock), {@code null} if none or held by a
+	 * lease
 	 * @param heldSince when the current hold began, {@code null} if not held
 	 * @param waiters how many local threads wait for it
 	 * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none

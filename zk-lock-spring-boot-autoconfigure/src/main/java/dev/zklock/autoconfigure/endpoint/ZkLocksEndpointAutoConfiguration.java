@@ -16,10 +16,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
- * the {@link ZkLocksEndpoint}, available only when exposed like any endpoint
- * ({@code management.endpoints.web.exposure.include=zklocks}); its {@code DELETE} operation,
- * which requests revocation of a key's lock, only with
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link ZkLocksEndpoint}, available only when exposed like
+ * any endpoint ({@code management.endpoints.web.exposure.include=zklocks}); its
+ * {@code DELETE} operation, which requests revocation of a key's lock, only with
  * {@code zklock.endpoint.revocation-enabled=true}.
  *
  * @author zk-lock

@@ -9,13 +9,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * Adds {@code DELETE /actuator/zklocks/{key}} to the {@link ZkLocksEndpoint}: asks whoever holds
- * the key's lock, in any JVM, to give it up, by writing Curator's revocation request into the
- * holders' nodes ({@link ZkLockRegistry#requestRevocation(String)}). Holders that listen
- * ({@code @DistributedLock(revocable = true)}, Curator's {@code makeRevocable}) are told; nothing
- * is taken from the others. Only present with {@code zklock.endpoint.revocation-enabled=true}:
- * whoever may call it may interrupt the application's locked work, so it needs the access
- * control of any write operation.
+ * Adds {@code DELETE /actuator/zklocks/{key}} to the {@link ZkLocksEndpoint}: asks
+ * whoever holds the key's lock, in any JVM, to give it up, by writing Curator's
+ * revocation request into the holders' nodes
+ * ({@link ZkLockRegistry#requestRevocation(String)}). Holders that listen
+ * ({@code @DistributedLock(revocable = true)}, Curator's {@code makeRevocable}) are told;
+ * nothing is taken from the others. Only present with
+ * {@code zklock.endpoint.revocation-enabled=true}: whoever may call it may interrupt the
+ * application's locked work, so it needs the access control of any write operation.
  *
  * @author zk-lock
  */
@@ -48,8 +49,8 @@ public class ZkLocksRevocationWebExtension {
 	 *
 	 * @param key the key
 	 * @param path the ZooKeeper path of its lock
-	 * @param asked the nodes that held the lock and were asked to give it up; empty if nobody
-	 * held it
+	 * @param asked the nodes that held the lock and were asked to give it up; empty if
+	 * nobody held it
 	 */
 	public record Revocation(String key, String path, List<String> asked) {
 	}

@@ -12,9 +12,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
- * the {@code zklock} health contributor, switched by {@code management.health.zklock.enabled}.
- * Named {@code zklock}, not {@code zookeeper}, so it sits beside Spring Cloud Zookeeper's.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@code zklock} health contributor, switched by
+ * {@code management.health.zklock.enabled}. Named {@code zklock}, not {@code zookeeper},
+ * so it sits beside Spring Cloud Zookeeper's.
  *
  * @author zk-lock
  */

@@ -15,16 +15,16 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of the ZooKeeper session behind the locks, read from the connection state Curator
- * last reported, so a health check never waits on ZooKeeper:
+ * Health of the ZooKeeper session behind the locks, read from the connection state
+ * Curator last reported, so a health check never waits on ZooKeeper:
  * <ul>
  * <li>{@code UP}: connected or reconnected;</li>
  * <li>{@code OUT_OF_SERVICE}: suspended, so held locks are uncertain until the session is
  * known to survive or expire;</li>
  * <li>{@code DOWN}: lost, never connected, or the client is not started.</li>
  * </ul>
- * Details: connect string, state, session id in hex, negotiated session timeout, time since the
- * last state change, and the number of locks this JVM holds. Never credentials.
+ * Details: connect string, state, session id in hex, negotiated session timeout, time
+ * since the last state change, and the number of locks this JVM holds. Never credentials.
  *
  * @author zk-lock
  */
@@ -51,8 +51,9 @@ public class ZkLockHealthIndicator extends AbstractHealthIndicator {
 			builder.down().withDetail("state", "client " + client.getState());
 		}
 		else if (state == null) {
-			builder.status(connected ? org.springframework.boot.health.contributor.Status.UP
-					: org.springframework.boot.health.contributor.Status.DOWN)
+			builder
+				.status(connected ? org.springframework.boot.health.contributor.Status.UP
+						: org.springframework.boot.health.contributor.Status.DOWN)
 				.withDetail("state", connected ? ConnectionState.CONNECTED : "NEVER_CONNECTED");
 		}
 		else {

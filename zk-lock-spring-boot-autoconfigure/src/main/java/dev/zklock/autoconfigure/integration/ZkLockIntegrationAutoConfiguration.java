@@ -13,9 +13,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of a
- * Spring Integration {@link LockRegistry} backed by zk-lock, when Spring Integration is on the
- * class path and the application declares no {@code LockRegistry} of its own. Switched off by
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of a Spring Integration {@link LockRegistry} backed by zk-lock,
+ * when Spring Integration is on the class path and the application declares no
+ * {@code LockRegistry} of its own. Switched off by
  * {@code zklock.integration.enabled=false}.
  *
  * @author zk-lock

@@ -15,15 +15,16 @@ import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockRegistry;
 
 /**
- * Binds the lock registry's state to Micrometer: {@code zklock.active} (locks held in this JVM),
- * {@code zklock.waiting} (threads waiting), {@code zklock.handoffs} (local hand-offs),
- * {@code zklock.lost} (locks lost while held) and {@code zklock.session.events} (connection
- * state changes, tagged {@code state}). Lock keys are never tags: they are unbounded.
+ * Binds the lock registry's state to Micrometer: {@code zklock.active} (locks held in
+ * this JVM), {@code zklock.waiting} (threads waiting), {@code zklock.handoffs} (local
+ * hand-offs), {@code zklock.lost} (locks lost while held) and
+ * {@code zklock.session.events} (connection state changes, tagged {@code state}). Lock
+ * keys are never tags: they are unbounded.
  * <p>
- * Every meter is registered when bound, at zero, including one {@code zklock.session.events}
- * counter per connection state: an alert on {@code zklock.lost} or on
- * {@code zklock.session.events{state="LOST"}} must see a series before the first loss, not
- * only after it.
+ * Every meter is registered when bound, at zero, including one
+ * {@code zklock.session.events} counter per connection state: an alert on
+ * {@code zklock.lost} or on {@code zklock.session.events{state="LOST"}} must see a series
+ * before the first loss, not only after it.
  *
  * @author zk-lock
  */
@@ -53,7 +54,8 @@ public class ZkLockMeterBinder implements MeterBinder {
 		Counter lost = Counter.builder("zklock.lost")
 			.description("Locks whose ZooKeeper session expired while held")
 			.register(meterRegistry);
-		// Registered up front, not on the first event, so that the series exist at startup
+		// Registered up front, not on the first event, so that the series exist at
+		// startup
 		Map<ConnectionState, Counter> sessionEvents = new EnumMap<>(ConnectionState.class);
 		for (ConnectionState state : ConnectionState.values()) {
 			sessionEvents.put(state,

@@ -13,11 +13,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
- * zk-lock's Micrometer gauges and counters. Without Micrometer on the classpath nothing is
- * bound; without a {@code MeterRegistry} bean the binder is never bound and records nothing. A
- * {@link MeterFilter} describes the timers made from the {@code zklock.acquire} and
- * {@code zklock.held} observations.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for zk-lock's Micrometer gauges and counters. Without Micrometer on
+ * the classpath nothing is bound; without a {@code MeterRegistry} bean the binder is
+ * never bound and records nothing. A {@link MeterFilter} describes the timers made from
+ * the {@code zklock.acquire} and {@code zklock.held} observations.
  *
  * @author zk-lock
  */

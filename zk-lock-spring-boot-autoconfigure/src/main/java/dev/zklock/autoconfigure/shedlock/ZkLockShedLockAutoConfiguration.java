@@ -14,10 +14,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of a
- * ShedLock {@link LockProvider} backed by zk-lock, when ShedLock is on the class path and the
- * application declares no {@code LockProvider} of its own. Switched off by
- * {@code zklock.shedlock.enabled=false}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of a ShedLock {@link LockProvider} backed by zk-lock, when ShedLock
+ * is on the class path and the application declares no {@code LockProvider} of its own.
+ * Switched off by {@code zklock.shedlock.enabled=false}.
  *
  * @author zk-lock
  */

@@ -24,8 +24,8 @@ import org.springframework.boot.testcontainers.service.connection.ContainerConne
  * the image name without its registry host, tag and digest. {@code zookeeper},
  * {@code library/zookeeper} and {@code bitnami/zookeeper} are accepted, so
  * {@code zookeeper:3.9}, {@code docker.io/library/zookeeper:3.9},
- * {@code bitnami/zookeeper:3.9} and {@code registry.example.com/zookeeper:3.9} all
- * match. Any other repository, such as a mirror under its own path
+ * {@code bitnami/zookeeper:3.9} and {@code registry.example.com/zookeeper:3.9} all match.
+ * Any other repository, such as a mirror under its own path
  * ({@code registry.example.com/mirror/zookeeper:3.9}), needs
  * {@code @ServiceConnection(name = "zookeeper")}.
  *
@@ -36,10 +36,10 @@ class ZooKeeperContainerConnectionDetailsFactory
 
 	/**
 	 * Connection names accepted, compared by Spring Boot ignoring case with the
-	 * {@code @ServiceConnection} name or the image's repository. {@code library/zookeeper}
-	 * is listed because Boot compares the repository as written, so
-	 * {@code docker.io/library/zookeeper} would otherwise miss; {@code bitnami/zookeeper}
-	 * serves clients on the same port 2181.
+	 * {@code @ServiceConnection} name or the image's repository.
+	 * {@code library/zookeeper} is listed because Boot compares the repository as
+	 * written, so {@code docker.io/library/zookeeper} would otherwise miss;
+	 * {@code bitnami/zookeeper} serves clients on the same port 2181.
 	 */
 	static final List<String> CONNECTION_NAMES = List.of("zookeeper", "library/zookeeper", "bitnami/zookeeper");
 

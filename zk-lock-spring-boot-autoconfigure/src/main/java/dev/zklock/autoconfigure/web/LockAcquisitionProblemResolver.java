@@ -21,20 +21,21 @@ import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
 
 /**
- * Spring MVC {@link org.springframework.web.servlet.HandlerExceptionResolver} that writes an
- * RFC 9457 problem ({@code application/problem+json}) for a {@link LockAcquisitionException},
- * itself or as the cause of another exception: {@code 409 Conflict} with {@code Retry-After}
- * for a busy lock, {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper
- * cannot be used, {@code 500} when ZooKeeper refused the operation. By default the body names
- * neither the lock key, nor its ZooKeeper path, nor the holders.
+ * Spring MVC {@link org.springframework.web.servlet.HandlerExceptionResolver} that writes
+ * an RFC 9457 problem ({@code application/problem+json}) for a
+ * {@link LockAcquisitionException}, itself or as the cause of another exception:
+ * {@code 409 Conflict} with {@code Retry-After} for a busy lock,
+ * {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper cannot be used,
+ * {@code 500} when ZooKeeper refused the operation. By default the body names neither the
+ * lock key, nor its ZooKeeper path, nor the holders.
  * <p>
- * It has the {@linkplain Ordered#LOWEST_PRECEDENCE lowest precedence}, so it runs after Spring
- * MVC's {@code HandlerExceptionResolverComposite} (order 0), whose
- * {@code ExceptionHandlerExceptionResolver} runs the application's {@code @ExceptionHandler}
- * methods: any of them that handles the exception, in the controller or in a
- * {@code @ControllerAdvice} of any order, even one for {@code Exception}, wins. A
- * {@code @ControllerAdvice} of ours could not promise that, as it would compete with the
- * application's advice by order.
+ * It has the {@linkplain Ordered#LOWEST_PRECEDENCE lowest precedence}, so it runs after
+ * Spring MVC's {@code HandlerExceptionResolverComposite} (order 0), whose
+ * {@code ExceptionHandlerExceptionResolver} runs the application's
+ * {@code @ExceptionHandler} methods: any of them that handles the exception, in the
+ * controller or in a {@code @ControllerAdvice} of any order, even one for
+ * {@code Exception}, wins. A {@code @ControllerAdvice} of ours could not promise that, as
+ * it would compete with the application's advice by order.
  * <p>
  * The problem is written with the application's HTTP message converters, those of its
  * {@code RequestMappingHandlerAdapter}, whatever the request's {@code Accept}. Without a
@@ -51,10 +52,10 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 
 	/**
 	 * Create a new instance, with the lowest precedence.
-	 * @param exposeLockDetails whether the problem names the key, the reason, the time waited
-	 * and the exception's message
-	 * @param retryAfter the {@code Retry-After} of 409 and 503 responses, in seconds rounded
-	 * up; zero for none
+	 * @param exposeLockDetails whether the problem names the key, the reason, the time
+	 * waited and the exception's message
+	 * @param retryAfter the {@code Retry-After} of 409 and 503 responses, in seconds
+	 * rounded up; zero for none
 	 * @param messageConverters the converters to write the problem with, asked at each
 	 * exception (cache them in the supplier if they are costly to get)
 	 */
@@ -91,7 +92,8 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 			}
 		}
 		catch (IOException writeFailure) {
-			// Most likely the client went away; the exception is ours to report, not the write
+			// Most likely the client went away; the exception is ours to report, not the
+			// write
 			this.logger.debug("Failed to write the problem response for " + ex, writeFailure);
 		}
 		return new ModelAndView();

@@ -21,21 +21,21 @@ import org.springframework.web.server.WebExceptionHandler;
 
 /**
  * WebFlux {@link WebExceptionHandler} that writes an RFC 9457 problem
- * ({@code application/problem+json}) for a {@link LockAcquisitionException}, itself or as the
- * cause of another exception: {@code 409 Conflict} with {@code Retry-After} for a busy lock,
- * {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper cannot be used,
- * {@code 500} when ZooKeeper refused the operation. By default the body names neither the lock
- * key, nor its ZooKeeper path, nor the holders.
+ * ({@code application/problem+json}) for a {@link LockAcquisitionException}, itself or as
+ * the cause of another exception: {@code 409 Conflict} with {@code Retry-After} for a
+ * busy lock, {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper
+ * cannot be used, {@code 500} when ZooKeeper refused the operation. By default the body
+ * names neither the lock key, nor its ZooKeeper path, nor the holders.
  * <p>
- * A {@code WebExceptionHandler} sees only what the {@code DispatcherHandler} left unhandled, so
- * the application's {@code @ExceptionHandler} methods, in the controller or in a
- * {@code @ControllerAdvice} of any order, win. Its {@linkplain #DEFAULT_ORDER default order},
- * {@value #DEFAULT_ORDER}, puts it before Spring Boot's {@code ErrorWebExceptionHandler} (-1),
- * which would otherwise answer 500.
+ * A {@code WebExceptionHandler} sees only what the {@code DispatcherHandler} left
+ * unhandled, so the application's {@code @ExceptionHandler} methods, in the controller or
+ * in a {@code @ControllerAdvice} of any order, win. Its {@linkplain #DEFAULT_ORDER
+ * default order}, {@value #DEFAULT_ORDER}, puts it before Spring Boot's
+ * {@code ErrorWebExceptionHandler} (-1), which would otherwise answer 500.
  * <p>
  * The problem is written with the first of the application's codecs that writes
- * {@code application/problem+json}, whatever the request's {@code Accept}; without one, only
- * the status and {@code Retry-After} are sent.
+ * {@code application/problem+json}, whatever the request's {@code Accept}; without one,
+ * only the status and {@code Retry-After} are sent.
  *
  * @author zk-lock
  */
@@ -56,10 +56,10 @@ public final class LockAcquisitionProblemWebExceptionHandler implements WebExcep
 
 	/**
 	 * Create a new instance, with the {@linkplain #DEFAULT_ORDER default order}.
-	 * @param exposeLockDetails whether the problem names the key, the reason, the time waited
-	 * and the exception's message
-	 * @param retryAfter the {@code Retry-After} of 409 and 503 responses, in seconds rounded
-	 * up; zero for none
+	 * @param exposeLockDetails whether the problem names the key, the reason, the time
+	 * waited and the exception's message
+	 * @param retryAfter the {@code Retry-After} of 409 and 503 responses, in seconds
+	 * rounded up; zero for none
 	 * @param writers the writers to write the problem with, typically those of the
 	 * application's {@code ServerCodecConfigurer}
 	 */

@@ -12,29 +12,32 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
 /**
- * What a {@link LockAcquisitionException} becomes over HTTP, shared by the Spring MVC and the
- * WebFlux handler:
+ * What a {@link LockAcquisitionException} becomes over HTTP, shared by the Spring MVC and
+ * the WebFlux handler:
  * <ul>
- * <li>{@link Reason#HELD_LOCALLY HELD_LOCALLY}, {@link Reason#HELD_REMOTELY HELD_REMOTELY}:
- * {@code 409 Conflict} with {@code Retry-After}. The request was valid; the resource is busy
- * with another request. A 4xx keeps lock contention out of server-error alerts and SLOs, and is
- * what clients read as "retry later with the same request".</li>
+ * <li>{@link Reason#HELD_LOCALLY HELD_LOCALLY}, {@link Reason#HELD_REMOTELY
+ * HELD_REMOTELY}: {@code 409 Conflict} with {@code Retry-After}. The request was valid;
+ * the resource is busy with another request. A 4xx keeps lock contention out of
+ * server-error alerts and SLOs, and is what clients read as "retry later with the same
+ * request".</li>
  * <li>{@link Reason#NOT_CONNECTED NOT_CONNECTED}, {@link Reason#NO_REPLY NO_REPLY},
  * {@link Reason#CLOSED CLOSED}, {@link Reason#INTERRUPTED INTERRUPTED}:
- * {@code 503 Service Unavailable} with {@code Retry-After}. The server cannot serve the request
- * right now (ZooKeeper unreachable or silent, the application shutting down).</li>
- * <li>{@link Reason#ERROR ERROR}: {@code 500}, without {@code Retry-After}. ZooKeeper refused
- * the operation (an ACL, say); retrying will not help.</li>
+ * {@code 503 Service Unavailable} with {@code Retry-After}. The server cannot serve the
+ * request right now (ZooKeeper unreachable or silent, the application shutting
+ * down).</li>
+ * <li>{@link Reason#ERROR ERROR}: {@code 500}, without {@code Retry-After}. ZooKeeper
+ * refused the operation (an ACL, say); retrying will not help.</li>
  * </ul>
  * The body names neither the key, nor the ZooKeeper path, nor the holders unless
- * {@code exposeLockDetails} is set: they are internals, and keys are often built from data of
- * other requests.
+ * {@code exposeLockDetails} is set: they are internals, and keys are often built from
+ * data of other requests.
  *
  * @author zk-lock
  */
 final class LockProblems {
 
-	// Wrappers seen in practice are one or two deep; the bound guards against cause cycles
+	// Wrappers seen in practice are one or two deep; the bound guards against cause
+	// cycles
 	private static final int MAX_CAUSE_DEPTH = 16;
 
 	private final boolean exposeLockDetails;
@@ -47,9 +50,10 @@ final class LockProblems {
 	}
 
 	/**
-	 * Return the {@link LockAcquisitionException} that is the given exception or one of its
-	 * causes, as with an {@code @ExceptionHandler}, which also matches causes: an async
-	 * controller method's {@code CompletionException}, say, or a {@code ServletException}.
+	 * Return the {@link LockAcquisitionException} that is the given exception or one of
+	 * its causes, as with an {@code @ExceptionHandler}, which also matches causes: an
+	 * async controller method's {@code CompletionException}, say, or a
+	 * {@code ServletException}.
 	 * @param ex the exception that reached the handler
 	 * @return the lock exception, or {@code null} if there is none
 	 */
@@ -96,7 +100,8 @@ final class LockProblems {
 	ProblemDetail problem(LockAcquisitionException ex, @Nullable String path) {
 		Reason reason = ex.getReason();
 		HttpStatus status = status(reason);
-		// RFC 9457: with the default type about:blank, the title is the status phrase ("Conflict")
+		// RFC 9457: with the default type about:blank, the title is the status phrase
+		// ("Conflict")
 		ProblemDetail problem = ProblemDetail.forStatus(status);
 		if (this.exposeLockDetails) {
 			problem.setDetail(ex.getMessage());

@@ -30,13 +30,14 @@ import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
- * turns a {@link LockAcquisitionException} thrown out of a controller into an RFC 9457 problem
- * response, unless the application handles it with an {@code @ExceptionHandler} of its own:
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} that turns a {@link LockAcquisitionException} thrown out of a
+ * controller into an RFC 9457 problem response, unless the application handles it with an
+ * {@code @ExceptionHandler} of its own:
  * <ul>
  * <li>busy lock ({@code HELD_LOCALLY}, {@code HELD_REMOTELY}): {@code 409 Conflict} with
- * {@code Retry-After}; the request was valid, the resource is busy with another one, and a 4xx
- * keeps lock contention out of server-error alerts;</li>
+ * {@code Retry-After}; the request was valid, the resource is busy with another one, and
+ * a 4xx keeps lock contention out of server-error alerts;</li>
  * <li>ZooKeeper unreachable or silent, registry closed, thread interrupted
  * ({@code NOT_CONNECTED}, {@code NO_REPLY}, {@code CLOSED}, {@code INTERRUPTED}):
  * {@code 503 Service Unavailable} with {@code Retry-After};</li>
@@ -44,8 +45,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * </ul>
  * With Spring MVC, a {@link LockAcquisitionProblemResolver}; with WebFlux, a
  * {@link LockAcquisitionProblemWebExceptionHandler}. Switched by
- * {@code zklock.web.problem-details.enabled}; either bean of the application's own replaces
- * ours.
+ * {@code zklock.web.problem-details.enabled}; either bean of the application's own
+ * replaces ours.
  *
  * @author zk-lock
  */
@@ -74,8 +75,10 @@ public final class ZkLockProblemDetailsAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockAcquisitionProblemResolver lockAcquisitionProblemResolver(ZkLockProperties properties,
 				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			// Looked up at the first exception: the adapter's converters are the ones MVC writes
-			// responses with, customizations included, and it need not exist before this bean
+			// Looked up at the first exception: the adapter's converters are the ones MVC
+			// writes
+			// responses with, customizations included, and it need not exist before this
+			// bean
 			Supplier<Iterable<HttpMessageConverter<?>>> converters = SingletonSupplier
 				.of(() -> messageConverters(handlerAdapter.getIfUnique()));
 			return new LockAcquisitionProblemResolver(properties.getWeb().getProblemDetails().isExposeLockDetails(),
@@ -99,10 +102,9 @@ public final class ZkLockProblemDetailsAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		LockAcquisitionProblemWebExceptionHandler lockAcquisitionProblemWebExceptionHandler(
-				ZkLockProperties properties, ObjectProvider<ServerCodecConfigurer> codecConfigurer) {
-			List<HttpMessageWriter<?>> writers = codecConfigurer
-				.getIfAvailable(ServerCodecConfigurer::create)
+		LockAcquisitionProblemWebExceptionHandler lockAcquisitionProblemWebExceptionHandler(ZkLockProperties properties,
+				ObjectProvider<ServerCodecConfigurer> codecConfigurer) {
+			List<HttpMessageWriter<?>> writers = codecConfigurer.getIfAvailable(ServerCodecConfigurer::create)
 				.getWriters();
 			return new LockAcquisitionProblemWebExceptionHandler(
 					properties.getWeb().getProblemDetails().isExposeLockDetails(), retryAfter(properties), writers);

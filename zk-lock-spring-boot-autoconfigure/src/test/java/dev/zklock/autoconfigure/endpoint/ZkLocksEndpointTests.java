@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code zklocks} endpoint shows what a locked method sees of its own lock: the same
- * fencing token, and the lock's name; and what was taken: the recipe, how many holds (readers,
- * permits) this JVM has, and a semaphore's permits.
+ * fencing token, and the lock's name; and what was taken: the recipe, how many holds
+ * (readers, permits) this JVM has, and a semaphore's permits.
  */
 @Timeout(60)
 class ZkLocksEndpointTests {

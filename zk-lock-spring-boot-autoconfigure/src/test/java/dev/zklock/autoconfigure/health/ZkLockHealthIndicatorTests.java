@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Health transitions of {@link ZkLockHealthIndicator} on a real ZooKeeper that is stopped and
- * restarted.
+ * Health transitions of {@link ZkLockHealthIndicator} on a real ZooKeeper that is stopped
+ * and restarted.
  */
 @Timeout(120)
 class ZkLockHealthIndicatorTests {
@@ -32,8 +32,8 @@ class ZkLockHealthIndicatorTests {
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockHealthContributorAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + this.zk.connectString(), "zklock.session-timeout=4s",
 					"zklock.connection-timeout=2s", "zklock.initial-connect-wait=500ms");
 	}
@@ -46,7 +46,8 @@ class ZkLockHealthIndicatorTests {
 			lock.lock();
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
-			assertThat(up.getDetails()).containsEntry("state", org.apache.curator.framework.state.ConnectionState.CONNECTED)
+			assertThat(up.getDetails())
+				.containsEntry("state", org.apache.curator.framework.state.ConnectionState.CONNECTED)
 				.containsEntry("connectString", this.zk.connectString())
 				.containsEntry("sessionTimeout", "PT4S")
 				.containsEntry("heldLocks", 1)
@@ -54,7 +55,8 @@ class ZkLockHealthIndicatorTests {
 			assertThat((String) up.getDetails().get("sessionId")).matches("0x[0-9a-f]+");
 			this.zk.server().stop();
 			awaitStatus(() -> indicator.health(), Status.OUT_OF_SERVICE, Duration.ofSeconds(30));
-			// Curator declares the session lost once it has been suspended for the session timeout
+			// Curator declares the session lost once it has been suspended for the
+			// session timeout
 			awaitStatus(() -> indicator.health(), Status.DOWN, Duration.ofSeconds(30));
 			assertThat(indicator.health().getDetails()).containsEntry("state",
 					org.apache.curator.framework.state.ConnectionState.LOST);

@@ -29,7 +29,8 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link ZkLockIntegrationAutoConfiguration}, against a real in-process ZooKeeper.
+ * Tests for {@link ZkLockIntegrationAutoConfiguration}, against a real in-process
+ * ZooKeeper.
  */
 @Timeout(60)
 class ZkLockIntegrationAutoConfigurationTests {
@@ -70,7 +71,8 @@ class ZkLockIntegrationAutoConfigurationTests {
 			LockRegistryLeaderInitiator initiator = context.getBean(LockRegistryLeaderInitiator.class);
 			eventually().until(() -> initiator.getContext().isLeader());
 			assertThat(this.zk.children("/locks/leader")).hasSize(1);
-			// Injection points typed as Spring Integration 6 and 7 declared them all match
+			// Injection points typed as Spring Integration 6 and 7 declared them all
+			// match
 			LeaderConfiguration configuration = context.getBean(LeaderConfiguration.class);
 			assertThat(configuration.raw).isSameAs(context.getBean(LockRegistry.class));
 			assertThat(configuration.expirable).isSameAs(configuration.raw);

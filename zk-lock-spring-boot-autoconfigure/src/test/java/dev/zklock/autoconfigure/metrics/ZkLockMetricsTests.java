@@ -47,8 +47,8 @@ class ZkLockMetricsTests {
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
-					AopAutoConfiguration.class, MetricsAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 					ObservationAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
@@ -76,10 +76,14 @@ class ZkLockMetricsTests {
 			context.getBean(ZkLockTemplate.class).execute("nightly-report", "report", null, () -> "done");
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			String name = "Billing.charge";
-			assertThat(meters.get("zklock.acquire").tag("lock.name", "Billing.chargeIfFree").tag("outcome", "skipped")
+			assertThat(meters.get("zklock.acquire")
+				.tag("lock.name", "Billing.chargeIfFree")
+				.tag("outcome", "skipped")
 				.timer()
 				.count()).isEqualTo(1);
-			assertThat(meters.get("zklock.acquire").tag("lock.name", "billing-queue").tag("outcome", "fallback")
+			assertThat(meters.get("zklock.acquire")
+				.tag("lock.name", "billing-queue")
+				.tag("outcome", "fallback")
 				.timer()
 				.count()).isEqualTo(1);
 			assertThat(meters.get("zklock.acquire").tag("lock.name", name).tag("outcome", "acquired").timer().count())
@@ -88,9 +92,11 @@ class ZkLockMetricsTests {
 				.isEqualTo(1);
 			assertThat(meters.get("zklock.held").tag("lock.name", name).timer().count()).isEqualTo(3);
 			assertThat(meters.get("zklock.held").tag("lock.name", "nightly-report").timer().count()).isEqualTo(1);
-			assertThat(meters.get("zklock.acquire").timers()).allSatisfy((timer) -> assertThat(timer.getId().getTag("lock.name"))
-				.isIn(name, "nightly-report", "Billing.chargeIfFree", "billing-queue"));
-			// What was taken is a tag of its own, for locks, read/write sides and permits alike
+			assertThat(meters.get("zklock.acquire").timers())
+				.allSatisfy((timer) -> assertThat(timer.getId().getTag("lock.name")).isIn(name, "nightly-report",
+						"Billing.chargeIfFree", "billing-queue"));
+			// What was taken is a tag of its own, for locks, read/write sides and permits
+			// alike
 			assertThat(meters.get("zklock.acquire").timers())
 				.allSatisfy((timer) -> assertThat(timer.getId().getTag("kind")).isEqualTo("exclusive"));
 			assertThat(meters.get("zklock.held").timers())
@@ -119,7 +125,8 @@ class ZkLockMetricsTests {
 	void everyMeterIsDescribedAndAlertableSeriesExistAtStartup() {
 		runner().run((context) -> {
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			// before any lock call: what users alert on the absence of is already there, at 0
+			// before any lock call: what users alert on the absence of is already there,
+			// at 0
 			assertThat(meters.get("zklock.lost").counter().count()).isZero();
 			for (ConnectionState state : List.of(ConnectionState.SUSPENDED, ConnectionState.LOST,
 					ConnectionState.RECONNECTED, ConnectionState.READ_ONLY)) {
@@ -132,17 +139,17 @@ class ZkLockMetricsTests {
 			assertThat(zkLockMeters).extracting((meter) -> meter.getId().getName())
 				.contains("zklock.active", "zklock.waiting", "zklock.handoffs", "zklock.lost", "zklock.session.events",
 						"zklock.acquire", "zklock.acquire.active", "zklock.held", "zklock.held.active");
-			assertThat(zkLockMeters).allSatisfy((meter) -> assertThat(meter.getId().getDescription())
-				.as("description of %s", meter.getId())
-				.isNotBlank());
+			assertThat(zkLockMeters)
+				.allSatisfy((meter) -> assertThat(meter.getId().getDescription()).as("description of %s", meter.getId())
+					.isNotBlank());
 		});
 	}
 
 	@Test
 	void prometheusScrapeHasNoEmptyHelpLine() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
-					AopAutoConfiguration.class, MetricsAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, PrometheusMetricsExportAutoConfiguration.class,
 					ObservationAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
@@ -151,7 +158,8 @@ class ZkLockMetricsTests {
 				lockThroughEveryPath(context.getBean(Billing.class), context.getBean(ZkLockTemplate.class));
 				String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
 				List<String> help = scrape.lines().filter((line) -> line.startsWith("# HELP zklock_")).toList();
-				// the observation timers and long task timers, and the binder's gauges and counters
+				// the observation timers and long task timers, and the binder's gauges
+				// and counters
 				assertThat(help).anyMatch((line) -> line.startsWith("# HELP zklock_acquire_seconds "))
 					.anyMatch((line) -> line.startsWith("# HELP zklock_acquire_active_seconds "))
 					.anyMatch((line) -> line.startsWith("# HELP zklock_held_seconds "))
@@ -166,8 +174,8 @@ class ZkLockMetricsTests {
 	@Test
 	void withoutMeterRegistryNothingFails() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockMetricsAutoConfiguration.class,
-					AopAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
 			.withUserConfiguration(Config.class)
 			.run((context) -> {

@@ -36,7 +36,8 @@ class ZkLockShedLockAutoConfigurationTests {
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockShedLockAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(ZkLockAutoConfiguration.class, ZkLockShedLockAutoConfiguration.class))
 			.withPropertyValues("zklock.connect-string=" + this.zk.connectString(), "zklock.session-timeout=4s");
 	}
 
@@ -51,16 +52,15 @@ class ZkLockShedLockAutoConfigurationTests {
 				.hasSingleBean(ZkLockShedLockProvider.class)
 				.hasBean("zkLockShedLockProvider");
 			AtomicInteger runs = new AtomicInteger();
-			new DefaultLockingTaskExecutor(context.getBean(LockProvider.class))
-				.executeWithLock((Runnable) () -> {
-					runs.incrementAndGet();
-					try {
-						assertThat(this.zk.children("/locks/nightly-report")).hasSize(1);
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
-				}, config("nightly-report", Duration.ZERO));
+			new DefaultLockingTaskExecutor(context.getBean(LockProvider.class)).executeWithLock((Runnable) () -> {
+				runs.incrementAndGet();
+				try {
+					assertThat(this.zk.children("/locks/nightly-report")).hasSize(1);
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			}, config("nightly-report", Duration.ZERO));
 			assertThat(runs).hasValue(1);
 			assertThat(this.zk.children("/locks/nightly-report")).isEmpty();
 		});

@@ -20,8 +20,8 @@ import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code @ServiceConnection} to the official {@code zookeeper} image. Needs a Docker engine:
- * skipped cleanly without one (CI has none).
+ * {@code @ServiceConnection} to the official {@code zookeeper} image. Needs a Docker
+ * engine: skipped cleanly without one (CI has none).
  */
 @SpringJUnitConfig
 @Testcontainers(disabledWithoutDocker = true)
@@ -52,7 +52,8 @@ class ZooKeeperContainerConnectionDetailsFactoryTests {
 		}
 	}
 
-	// @Configuration: without it Spring's test context does not detect the nested class, and
+	// @Configuration: without it Spring's test context does not detect the nested class,
+	// and
 	// nothing is auto-configured
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration(ZkLockAutoConfiguration.class)

@@ -13,8 +13,9 @@ import org.springframework.boot.testcontainers.service.connection.TestContainerC
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which container images {@link ZooKeeperContainerConnectionDetailsFactory} accepts, through
- * Spring Boot's own matching and without Docker: no container is created or started.
+ * Which container images {@link ZooKeeperContainerConnectionDetailsFactory} accepts,
+ * through Spring Boot's own matching and without Docker: no container is created or
+ * started.
  */
 @Timeout(30)
 class ZooKeeperContainerConnectionNameTests {
@@ -54,7 +55,8 @@ class ZooKeeperContainerConnectionNameTests {
 
 	@Test
 	void isRegisteredWithSpringBoot() {
-		// the factory Boot loads from spring.factories, not only the one constructed above
+		// the factory Boot loads from spring.factories, not only the one constructed
+		// above
 		assertThat(new ConnectionDetailsFactories(null)
 			.getConnectionDetails(TestContainerConnectionSources.of("bitnami/zookeeper:3.9", null), false))
 			.containsKey(ZkLockConnectionDetails.class);

@@ -27,18 +27,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class HttpProbe {
 
 	/**
-	 * Assert a plain server error: a 500 that is no problem response and says not to retry.
+	 * Assert a plain server error: a 500 that is no problem response and says not to
+	 * retry.
 	 */
 	static void assertPlainServerError(HttpResponse<String> response) {
 		assertThat(response.statusCode()).isEqualTo(500);
-		assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE).orElse(""))
-			.doesNotContain("problem");
+		assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE).orElse("")).doesNotContain("problem");
 		assertThat(response.headers().firstValue(HttpHeaders.RETRY_AFTER)).isEmpty();
 	}
 
 	/**
-	 * The key the test controllers lock: not a word of any title or detail, so a body that
-	 * names it is a body that leaks it.
+	 * The key the test controllers lock: not a word of any title or detail, so a body
+	 * that names it is a body that leaks it.
 	 */
 	static final String KEY = "order-4711";
 
@@ -72,8 +72,8 @@ final class HttpProbe {
 	}
 
 	/**
-	 * Hold {@link #KEY} through a registry on a Curator client of its own, as another JVM would,
-	 * so that the application's attempt fails with {@code HELD_REMOTELY}.
+	 * Hold {@link #KEY} through a registry on a Curator client of its own, as another JVM
+	 * would, so that the application's attempt fails with {@code HELD_REMOTELY}.
 	 */
 	static ZkLock holdElsewhere(InProcessZooKeeper zk) throws Exception {
 		ZkLockRegistry otherJvm = zk.newRegistry();

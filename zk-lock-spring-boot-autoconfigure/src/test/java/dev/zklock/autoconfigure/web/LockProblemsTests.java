@@ -29,9 +29,9 @@ import org.springframework.web.servlet.ModelAndView;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The status, {@code Retry-After} and body for each {@link Reason}, and the MVC and WebFlux
- * handlers on Spring's mock request and response objects (plain exceptions: no ZooKeeper is
- * needed to say what a reason maps to).
+ * The status, {@code Retry-After} and body for each {@link Reason}, and the MVC and
+ * WebFlux handlers on Spring's mock request and response objects (plain exceptions: no
+ * ZooKeeper is needed to say what a reason maps to).
  */
 @Timeout(30)
 class LockProblemsTests {
@@ -47,7 +47,8 @@ class LockProblemsTests {
 			ProblemDetail problem = problems.problem(exception(reason), "/work");
 			assertThat(problem.getStatus()).isEqualTo(409);
 			assertThat(problem.getTitle()).isEqualTo("Conflict");
-			assertThat(problem.getDetail()).isEqualTo("Another request is working on this resource; try again shortly.");
+			assertThat(problem.getDetail())
+				.isEqualTo("Another request is working on this resource; try again shortly.");
 			assertThat(problem.getInstance()).hasToString("/work");
 			assertThat(problem.getProperties()).isNull();
 		}
@@ -132,11 +133,13 @@ class LockProblemsTests {
 				() -> HttpMessageConverters.forServer().registerDefaults().build());
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/work"), response, null,
-				exception(Reason.ERROR))).isNotNull();
+				exception(Reason.ERROR)))
+			.isNotNull();
 		assertThat(response.getStatus()).isEqualTo(500);
 		assertThat(response.getHeader(HttpHeaders.RETRY_AFTER)).isNull();
 		assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/work"), new MockHttpServletResponse(),
-				null, new IllegalStateException("not a lock"))).isNull();
+				null, new IllegalStateException("not a lock")))
+			.isNull();
 	}
 
 	@Test
@@ -146,7 +149,8 @@ class LockProblemsTests {
 				() -> none);
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/work"), response, null,
-				exception(Reason.HELD_LOCALLY))).isNotNull();
+				exception(Reason.HELD_LOCALLY)))
+			.isNotNull();
 		assertThat(response.getStatus()).isEqualTo(409);
 		assertThat(response.getErrorMessage()).isNull();
 		assertThat(response.getHeader(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
@@ -161,8 +165,7 @@ class LockProblemsTests {
 		handler.handle(exchange, new CompletionException(exception(Reason.NO_REPLY))).block(Duration.ofSeconds(10));
 		assertThat(exchange.getResponse().getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 		assertThat(exchange.getResponse().getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
-		assertThat(exchange.getResponse().getHeaders().getContentType())
-			.isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(exchange.getResponse().getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
 		assertThat(exchange.getResponse().getBodyAsString().block(Duration.ofSeconds(10)))
 			.contains("\"status\":503", "\"instance\":\"/work\"")
 			.doesNotContain("order-4711", "/locks");

@@ -30,9 +30,9 @@ import org.springframework.stereotype.Component;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code DELETE /actuator/zklocks/{key}} on a real server: off unless enabled; when enabled, a
- * {@code @DistributedLock(revocable = true)} method holding the key is interrupted and sees the
- * request, while a method that did not opt in runs on untouched.
+ * {@code DELETE /actuator/zklocks/{key}} on a real server: off unless enabled; when
+ * enabled, a {@code @DistributedLock(revocable = true)} method holding the key is
+ * interrupted and sees the request, while a method that did not opt in runs on untouched.
  */
 @Timeout(90)
 class RevocationOverHttpTests {

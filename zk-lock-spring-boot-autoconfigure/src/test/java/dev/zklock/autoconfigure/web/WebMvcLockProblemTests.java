@@ -29,8 +29,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code @DistributedLock} controller method of a Spring MVC application on Tomcat, with a
- * real in-process ZooKeeper, called over HTTP while another ZooKeeper session holds its lock.
+ * A {@code @DistributedLock} controller method of a Spring MVC application on Tomcat,
+ * with a real in-process ZooKeeper, called over HTTP while another ZooKeeper session
+ * holds its lock.
  */
 @Timeout(120)
 class WebMvcLockProblemTests {
@@ -47,8 +48,8 @@ class WebMvcLockProblemTests {
 			for (String path : new String[] { "/work", "/work-async" }) {
 				HttpResponse<String> response = http.get(path);
 				assertThat(response.statusCode()).as(path).isEqualTo(409);
-				assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE)).hasValueSatisfying(
-						(type) -> assertThat(type).startsWith("application/problem+json"));
+				assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE))
+					.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 				assertThat(response.headers().firstValue(HttpHeaders.RETRY_AFTER)).hasValue("1");
 				Map<String, Object> body = HttpProbe.json(response);
 				assertThat(body).containsEntry("status", 409)

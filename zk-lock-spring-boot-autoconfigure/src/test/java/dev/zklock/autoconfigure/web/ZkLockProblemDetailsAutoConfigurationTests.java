@@ -74,22 +74,19 @@ class ZkLockProblemDetailsAutoConfigurationTests {
 	@Test
 	void backsOffWithoutSpringMvcOrWebFluxOnTheClassPath() {
 		this.servlet.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(LockAcquisitionProblemResolver.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockAcquisitionProblemResolver.class));
 		this.reactive.withClassLoader(new FilteredClassLoader(WebExceptionHandler.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(LockAcquisitionProblemWebExceptionHandler.class));
 		this.servlet.withClassLoader(new FilteredClassLoader(LockAcquisitionException.class))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(LockAcquisitionProblemResolver.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockAcquisitionProblemResolver.class));
 	}
 
 	@Test
 	void backsOffForTheApplicationsOwnBeans() {
 		this.servlet.withUserConfiguration(OwnBeans.class).run((context) -> {
 			assertThat(context).hasSingleBean(LockAcquisitionProblemResolver.class);
-			assertThat(context.getBean(LockAcquisitionProblemResolver.class))
-				.isSameAs(context.getBean("ownResolver"));
+			assertThat(context.getBean(LockAcquisitionProblemResolver.class)).isSameAs(context.getBean("ownResolver"));
 		});
 		this.reactive.withUserConfiguration(OwnBeans.class).run((context) -> {
 			assertThat(context).hasSingleBean(LockAcquisitionProblemWebExceptionHandler.class);

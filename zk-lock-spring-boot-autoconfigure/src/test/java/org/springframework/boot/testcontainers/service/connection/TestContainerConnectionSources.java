@@ -42,10 +42,9 @@ public final class TestContainerConnectionSources {
 			}
 
 		};
-		return new ContainerConnectionSource<>("test", origin, containerType, imageName, annotation,
-				() -> {
-					throw new IllegalStateException("No container: the name matching needs none");
-				}, null, null);
+		return new ContainerConnectionSource<>("test", origin, containerType, imageName, annotation, () -> {
+			throw new IllegalStateException("No container: the name matching needs none");
+		}, null, null);
 	}
 
 }
