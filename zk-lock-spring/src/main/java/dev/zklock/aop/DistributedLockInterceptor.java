@@ -3,6 +3,7 @@ package dev.zklock.aop;
 import java.lang.reflect.Array;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
@@ -82,10 +83,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			case REACTIVE ->
 				reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation, target);
 			case SUSPENDING -> {
-				Object[] args = invocation.getArguments();
+				@Nullable Object[] args = invocation.getArguments();
 				Object locked = reactive(operation).lock(template, operation, keys, (ProxyMethodInvocation) invocation,
 						target);
-				yield SuspendingLocking.await((org.reactivestreams.Publisher<?>) locked, args[args.length - 1]);
+				Object continuation = Objects.requireNonNull(args[args.length - 1],
+						"a suspend function's last argument is its continuation");
+				yield SuspendingLocking.await((org.reactivestreams.Publisher<?>) locked, continuation);
 			}
 		};
 	}
@@ -181,7 +184,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * The keys of one call, in lock order: one key, or each element of a collection or
 	 * array, duplicates folded.
 	 */
-	private Collection<String> evaluateKeys(LockOperation operation, Object[] args, Object target) {
+	private Collection<String> evaluateKeys(LockOperation operation, @Nullable Object[] args, Object target) {
 		Object value = this.evaluator.evaluate(operation, args, target);
 		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
 			List<Object> elements = new java.util.ArrayList<>();

@@ -68,7 +68,7 @@ final class KeyExpressionChecker {
 	 * @param parameterNames the method's parameter names, {@code null} if unknown
 	 * @return the first problem found, or {@code null}
 	 */
-	@Nullable Problem check(SpelNode ast, Method method, Class<?> targetClass, String @Nullable [] parameterNames) {
+	@Nullable Problem check(SpelNode ast, Method method, Class<?> targetClass, @Nullable String @Nullable [] parameterNames) {
 		Set<String> unknownVariables = new TreeSet<>();
 		List<Problem> problems = new ArrayList<>();
 		walk(ast, new Scope(method, targetClass, parameterNames), unknownVariables, problems);
@@ -229,7 +229,7 @@ final class KeyExpressionChecker {
 		}
 	}
 
-	private static Problem unknownVariables(Method method, String @Nullable [] names, Set<String> unknown) {
+	private static Problem unknownVariables(Method method, @Nullable String @Nullable [] names, Set<String> unknown) {
 		String variables = String.join(", ", unknown.stream().map((name) -> "#" + name).toList());
 		if (names == null) {
 			return new Problem("refers to parameters by name (" + variables + ") but their names are not available",
@@ -339,9 +339,9 @@ final class KeyExpressionChecker {
 
 		private final Class<?> targetClass;
 
-		private final String @Nullable [] names;
+		private final @Nullable String @Nullable [] names;
 
-		Scope(Method method, Class<?> targetClass, String @Nullable [] names) {
+		Scope(Method method, Class<?> targetClass, @Nullable String @Nullable [] names) {
 			this.method = method;
 			this.targetClass = targetClass;
 			this.names = names;

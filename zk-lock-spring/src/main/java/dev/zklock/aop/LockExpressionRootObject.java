@@ -2,6 +2,8 @@ package dev.zklock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root object of a {@code @DistributedLock} key expression: {@code #root.method},
  * {@code #root.target}, {@code #root.targetClass}, {@code #root.args} and
@@ -13,7 +15,7 @@ public final class LockExpressionRootObject {
 
 	private final Method method;
 
-	private final Object[] args;
+	private final @Nullable Object[] args;
 
 	private final Object target;
 
@@ -26,7 +28,7 @@ public final class LockExpressionRootObject {
 	 * @param target the target object
 	 * @param targetClass the target class
 	 */
-	LockExpressionRootObject(Method method, Object[] args, Object target, Class<?> targetClass) {
+	LockExpressionRootObject(Method method, @Nullable Object[] args, Object target, Class<?> targetClass) {
 		this.method = method;
 		this.args = args;
 		this.target = target;
@@ -53,7 +55,7 @@ public final class LockExpressionRootObject {
 	 * Return the arguments.
 	 * @return the arguments
 	 */
-	public Object[] getArgs() {
+	public @Nullable Object[] getArgs() {
 		return this.args;
 	}
 

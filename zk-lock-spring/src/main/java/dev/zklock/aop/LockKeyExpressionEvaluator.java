@@ -64,7 +64,7 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param target the target object
 	 * @return the value, possibly null
 	 */
-	@Nullable Object evaluate(LockOperation operation, Object[] args, Object target) {
+	@Nullable Object evaluate(LockOperation operation, @Nullable Object[] args, Object target) {
 		EvaluationContext context = createContext(operation.method(), args, target, operation.targetClass());
 		return operation.parsedKey().getValue(context);
 	}
@@ -77,8 +77,13 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 		return this.parameterNames;
 	}
 
-	private EvaluationContext createContext(Method method, Object[] args, Object target, Class<?> targetClass) {
+	private EvaluationContext createContext(Method method, @Nullable Object[] args, Object target,
+			Class<?> targetClass) {
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
+		// Spring takes @Nullable Object[]; javac before JDK 22 does not read that
+		// type-use annotation from
+		// its jar, so NullAway on JDK 17 would see Object[] there
+		@SuppressWarnings("NullAway")
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
 				this.parameterNames);
 		if (this.beanResolver != null) {
@@ -93,14 +98,18 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 */
 	private static final class CachingParameterNameDiscoverer extends DefaultParameterNameDiscoverer {
 
-		private static final String[] NONE = new String[0];
+		private static final @Nullable String[] NONE = new String[0];
 
-		private final Map<Method, String[]> names = new ConcurrentHashMap<>(64);
+		private final Map<Method, @Nullable String[]> names = new ConcurrentHashMap<>(64);
 
+		// Spring's own return type; javac before JDK 22 does not read its type-use
+		// annotations from the jar,
+		// so NullAway on JDK 17 would see String[] in the overridden method
 		@Override
-		public String @Nullable [] getParameterNames(Method method) {
-			String[] cached = this.names.computeIfAbsent(method, (key) -> {
-				String[] discovered = super.getParameterNames(key);
+		@SuppressWarnings("NullAway")
+		public @Nullable String @Nullable [] getParameterNames(Method method) {
+			@Nullable String[] cached = this.names.computeIfAbsent(method, (key) -> {
+				@Nullable String @Nullable [] discovered = super.getParameterNames(key);
 				return (discovered != null) ? discovered : NONE;
 			});
 			return (cached != NONE) ? cached : null;

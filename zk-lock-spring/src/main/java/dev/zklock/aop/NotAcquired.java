@@ -42,7 +42,7 @@ abstract sealed class NotAcquired {
 	 * @throws Throwable the failure, or what a fallback throws
 	 */
 	abstract @Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
-			Object[] args) throws Throwable;
+			@Nullable Object[] args) throws Throwable;
 
 	/**
 	 * Return how a busy lock is counted in metrics.
@@ -57,7 +57,8 @@ abstract sealed class NotAcquired {
 	private static final class Throw extends NotAcquired {
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args) {
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+				@Nullable Object[] args) {
 			throw failure;
 		}
 
@@ -82,7 +83,8 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args) {
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
+				@Nullable Object[] args) {
 			if (!isBusy(failure)) {
 				throw failure;
 			}
@@ -162,7 +164,7 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, Object[] args)
+		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target, @Nullable Object[] args)
 				throws Throwable {
 			if (failure.getReason() == Reason.INTERRUPTED) {
 				throw failure;
@@ -172,7 +174,7 @@ abstract sealed class NotAcquired {
 						"Calling fallback " + this.method.getName() + " of " + operation.describeMethod() + ": lock '"
 								+ operation.definition().name() + "' was not acquired (" + failure.getMessage() + ")");
 			}
-			Object[] fallbackArgs = args;
+			@Nullable Object[] fallbackArgs = args;
 			if (this.takesFailure) {
 				fallbackArgs = java.util.Arrays.copyOf(args, args.length + 1);
 				fallbackArgs[args.length] = failure;
