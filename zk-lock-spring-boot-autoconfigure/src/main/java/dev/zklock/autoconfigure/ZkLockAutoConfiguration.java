@@ -26,6 +26,8 @@ import dev.zklock.aop.ProxyDistributedLockConfiguration;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
+import dev.zklock.template.observation.ZkLockHeldObservationConvention;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -187,8 +189,14 @@ public final class ZkLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ZkLockTemplate zkLockTemplate(ZkLockRegistry registry, ObjectProvider<ObservationRegistry> observationRegistry) {
-		return new ZkLockTemplate(registry, observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+	ZkLockTemplate zkLockTemplate(ZkLockRegistry registry, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<ZkLockAcquireObservationConvention> acquireObservationConvention,
+			ObjectProvider<ZkLockHeldObservationConvention> heldObservationConvention) {
+		ZkLockTemplate template = new ZkLockTemplate(registry,
+				observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		acquireObservationConvention.ifAvailable(template::setAcquireObservationConvention);
+		heldObservationConvention.ifAvailable(template::setHeldObservationConvention);
+		return template;
 	}
 
 	private static int millis(Duration duration) {
