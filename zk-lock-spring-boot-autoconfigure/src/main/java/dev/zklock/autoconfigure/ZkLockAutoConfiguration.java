@@ -107,9 +107,12 @@ public final class ZkLockAutoConfiguration {
 		if (properties.isFailFast()) {
 			throw unreachable(client, connectString, properties);
 		}
-		logger.warn("ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
+		// ZooKeeper's own line for a host that does not resolve is off by default: name it here, once
+		List<String> unresolved = unresolvedHosts(connectString);
+		logger.warn("ZooKeeper at '{}' could not be reached within {} ms{}; starting anyway. Locks fail until it "
 				+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
-				connectString, wait.toMillis());
+				connectString, wait.toMillis(),
+				unresolved.isEmpty() ? "" : " (host name not resolved: " + String.join(", ", unresolved) + ")");
 	}
 
 	/**
@@ -174,6 +177,8 @@ public final class ZkLockAutoConfiguration {
 			// An application-provided client that nobody started
 			client.start();
 		}
+		// Curator's own logger for these is off by default (ZkLockLogLevelsEnvironmentPostProcessor)
+		client.getUnhandledErrorListenable().addListener(new CuratorUnhandledErrorLogger());
 		ZkLockProperties.Lock lock = properties.getLock();
 		ZkLockOptions options = ZkLockOptions.defaults()
 			.withRootPath(lock.getRootPath())
