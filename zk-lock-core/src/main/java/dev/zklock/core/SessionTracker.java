@@ -1,6 +1,9 @@
 package dev.zklock.core;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,10 +28,21 @@ import org.slf4j.LoggerFactory;
  * lease is published in its entry by {@link #publish}, under the same lock as the events
  * are applied, so that no lease misses an event that came between the reply that granted
  * it and its publication, and no lease of a session already gone is handed out at all.
+ *
+ * <p>
+ * Each state change is logged once, with the connect string, since when the connection is
+ * down and what it means for the locks held: one line, not one per lock, so that an
+ * outage reads the same with one lock held or a thousand.
  */
 final class SessionTracker implements ConnectionStateListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(SessionTracker.class);
+
+	/** Keys named in a state change's line; the rest are counted. */
+	private static final int KEYS_NAMED = 5;
+
+	private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
+		.withZone(ZoneId.systemDefault());
 
 	private final CuratorFramework client;
 
@@ -47,6 +61,9 @@ final class SessionTracker implements ConnectionStateListener {
 
 	/** The session Curator last reported lost; 0 if none. Guarded by lock. */
 	private long lostSession;
+
+	/** When the connection went down, null while it is up. Guarded by lock. */
+	private @Nullable Instant downSince;
 
 	SessionTracker(CuratorFramework client, ZkOps ops, Supplier<Iterable<TableEntry>> entries,
 			ZkLockListeners listeners) {
@@ -82,9 +99,13 @@ final class SessionTracker implements ConnectionStateListener {
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState state) {
 		List<Change> changes = new ArrayList<>();
+		Instant now = Instant.now();
+		@Nullable Instant wasDownSince;
 		this.lock.lock();
 		try {
-			this.status = new ConnectionStatus(state, Instant.now());
+			this.status = new ConnectionStatus(state, now);
+			wasDownSince = this.downSince;
+			this.downSince = state.isConnected() ? null : ((wasDownSince != null) ? wasDownSince : now);
 			if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
 				// 0 if the handle cannot be had: then nothing is concluded about any
 				// lease
@@ -105,8 +126,57 @@ final class SessionTracker implements ConnectionStateListener {
 		finally {
 			this.lock.unlock();
 		}
+		logStateChange(state, (wasDownSince != null) ? wasDownSince : now, now, changes);
 		this.listeners.tell((listener) -> listener.connectionStateChanged(state), "the connection is " + state);
-		changes.forEach((change) -> report(change, state));
+		changes.forEach((change) -> tell(change));
+	}
+
+	/**
+	 * One line for a state change, whatever the number of locks it concerns. Without a
+	 * stack trace: the cause is the network or the server, and ZooKeeper's client has the
+	 * details at its own levels.
+	 */
+	private void logStateChange(ConnectionState state, Instant downSince, Instant now, List<Change> changes) {
+		String connectString = this.client.getZookeeperClient().getCurrentConnectionString();
+		switch (state) {
+			case SUSPENDED, READ_ONLY -> logger.warn("ZooKeeper connection {} (connect string {}) since {}; {}", state,
+					connectString, TIME.format(downSince), locks(changes, LeaseState.UNCERTAIN.name()));
+			case LOST -> {
+				String message = "ZooKeeper session LOST (connect string {}), the connection down since {}; {}";
+				if (changes.isEmpty()) {
+					logger.warn(message, connectString, TIME.format(downSince), locks(changes, LeaseState.LOST.name()));
+				}
+				else {
+					logger.error(message, connectString, TIME.format(downSince),
+							locks(changes, LeaseState.LOST.name()));
+				}
+			}
+			case RECONNECTED -> {
+				long tenths = Duration.between(downSince, now).toMillis() / 100;
+				List<Change> lost = changes.stream().filter((change) -> change.state() == LeaseState.LOST).toList();
+				String locks = lost.isEmpty() ? locks(changes, "HELD again")
+						: "on a new session; " + locks(lost, LeaseState.LOST.name());
+				logger.info("ZooKeeper connection RECONNECTED (connect string {}) after {}.{} s; {}", connectString,
+						tenths / 10, tenths % 10, locks);
+			}
+			case CONNECTED -> logger.info("ZooKeeper connection CONNECTED (connect string {})", connectString);
+		}
+	}
+
+	private static String locks(List<Change> changes, String state) {
+		if (changes.isEmpty()) {
+			return "no lock is held";
+		}
+		StringBuilder line = new StringBuilder();
+		line.append(changes.size()).append((changes.size() == 1) ? " held lock is " : " held locks are ");
+		line.append(state).append(": ");
+		for (int i = 0; i < Math.min(KEYS_NAMED, changes.size()); i++) {
+			line.append((i > 0) ? ", " : "").append('\'').append(changes.get(i).entry().key()).append('\'');
+		}
+		if (changes.size() > KEYS_NAMED) {
+			line.append(" and ").append(changes.size() - KEYS_NAMED).append(" more");
+		}
+		return line.toString();
 	}
 
 	/**
@@ -156,13 +226,20 @@ final class SessionTracker implements ConnectionStateListener {
 		return this.lostSession == 0 || lease.sessionId() == this.lostSession;
 	}
 
+	/**
+	 * A lease published while the connection is down: its own line, as the state change's
+	 * line did not name it.
+	 */
 	private void report(Change change, @Nullable ConnectionState state) {
 		TableEntry entry = change.entry();
+		logger.warn("Lock '{}' ({}) is {}: the ZooKeeper connection is {}", entry.key(), entry.path(), change.state(),
+				state);
+		tell(change);
+	}
+
+	private void tell(Change change) {
+		TableEntry entry = change.entry();
 		LeaseState leaseState = change.state();
-		if (leaseState != LeaseState.HELD) {
-			logger.warn("Lock '{}' ({}) is {} after the ZooKeeper connection was {}", entry.key(), entry.path(),
-					leaseState, state);
-		}
 		this.listeners.tell((listener) -> listener.leaseStateChanged(entry.key(), entry.path(), leaseState),
 				"lock '" + entry.key() + "' is " + leaseState);
 	}

@@ -164,7 +164,11 @@ class EngineFaultTests {
 			// logged), each in turn
 			eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=UNCERTAIN", "tracked-2=UNCERTAIN"));
 		});
-		assertThat(log).contains("is UNCERTAIN after the ZooKeeper connection was SUSPENDED");
+		// One line for the connection, naming the locks, not one per lock
+		assertThat(log).containsOnlyOnce("ZooKeeper connection SUSPENDED (connect string " + proxy.connectString())
+			.contains("2 held locks are UNCERTAIN: ")
+			.contains("'tracked-1'")
+			.contains("'tracked-2'");
 		// The session expires while no connection is possible; another session takes the
 		// keys
 		eventually().untilAsserted(

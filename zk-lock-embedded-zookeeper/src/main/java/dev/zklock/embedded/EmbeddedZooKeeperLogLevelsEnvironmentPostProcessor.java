@@ -2,11 +2,9 @@ package dev.zklock.embedded;
 
 import java.util.Map;
 
-import org.springframework.boot.EnvironmentPostProcessor;
-import org.springframework.boot.SpringApplication;
-import org.springframework.core.Ordered;
+import dev.zklock.autoconfigure.DefaultLogLevelsEnvironmentPostProcessor;
+
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
 
 /**
  * Quiets ZooKeeper while {@code zklock.embedded.enabled=true}. An in-process server logs
@@ -24,11 +22,12 @@ import org.springframework.core.env.MapPropertySource;
  * configuration lines. Curator's connection state changes stay at {@code info}.</li>
  * </ul>
  * ERROR always gets through. Nothing changes when the embedded server is off: an
- * application that talks to a real ensemble keeps ZooKeeper's log as it was.
+ * application that talks to a real ensemble keeps ZooKeeper's log as it was, but for the
+ * client levels that zk-lock's auto-configuration contributes in any case.
  *
  * @author zk-lock
  */
-final class EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+final class EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor extends DefaultLogLevelsEnvironmentPostProcessor {
 
 	/**
 	 * Name of the property source holding the default levels.
@@ -39,23 +38,15 @@ final class EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor implements Enviro
 			"logging.level.org.apache.zookeeper.server.ServerCnxnFactory", "error",
 			"logging.level.org.apache.curator.framework.imps", "warn");
 
-	@Override
-	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-		boolean embedded = environment.getProperty("zklock.enabled", Boolean.class, true)
-				&& environment.getProperty("zklock.embedded.enabled", Boolean.class, false);
-		if (embedded && !environment.getPropertySources().contains(PROPERTY_SOURCE_NAME)) {
-			environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE_NAME, LEVELS));
-		}
+	EmbeddedZooKeeperLogLevelsEnvironmentPostProcessor() {
+		super(PROPERTY_SOURCE_NAME);
 	}
 
-	/**
-	 * After the application's configuration files have been read, so that a
-	 * {@code zklock.embedded.enabled} set there counts.
-	 * @return the lowest precedence
-	 */
 	@Override
-	public int getOrder() {
-		return Ordered.LOWEST_PRECEDENCE;
+	protected Map<String, Object> levels(ConfigurableEnvironment environment) {
+		boolean embedded = environment.getProperty("zklock.enabled", Boolean.class, true)
+				&& environment.getProperty("zklock.embedded.enabled", Boolean.class, false);
+		return embedded ? LEVELS : Map.of();
 	}
 
 }

@@ -60,7 +60,11 @@ class EmbeddedZooKeeperLoggingTests {
 
 	@Test
 	void theApplicationsOwnLevelsWin(CapturedOutput output) throws Exception {
-		try (ConfigurableApplicationContext context = application("logging.level.org.apache.zookeeper=info").run()) {
+		try (ConfigurableApplicationContext context = application("logging.level.org.apache.zookeeper=info",
+				// zk-lock's client default for this logger is the more specific one: set
+				// it too
+				"logging.level.org.apache.zookeeper.ClientCnxn=info")
+			.run()) {
 			lockOnce(context);
 		}
 		// Lines of every start and connection (the banner and the environment come once a

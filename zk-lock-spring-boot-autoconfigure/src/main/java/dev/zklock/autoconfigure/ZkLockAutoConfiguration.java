@@ -26,6 +26,8 @@ import dev.zklock.aop.ProxyDistributedLockConfiguration;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
+import dev.zklock.template.observation.ZkLockHeldObservationConvention;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -107,10 +109,14 @@ public final class ZkLockAutoConfiguration {
 		if (properties.isFailFast()) {
 			throw unreachable(client, connectString, properties);
 		}
+		// ZooKeeper's own line for a host that does not resolve is off by default: name
+		// it here, once
+		List<String> unresolved = unresolvedHosts(connectString);
 		logger.warn(
-				"ZooKeeper at '{}' could not be reached within {} ms; starting anyway. Locks fail until it "
+				"ZooKeeper at '{}' could not be reached within {} ms{}; starting anyway. Locks fail until it "
 						+ "can be reached, and health reports DOWN. Set zklock.fail-fast=true to fail startup instead.",
-				connectString, wait.toMillis());
+				connectString, wait.toMillis(),
+				unresolved.isEmpty() ? "" : " (host name not resolved: " + String.join(", ", unresolved) + ")");
 	}
 
 	/**
@@ -175,6 +181,9 @@ public final class ZkLockAutoConfiguration {
 			// An application-provided client that nobody started
 			client.start();
 		}
+		// Curator's own logger for these is off by default
+		// (ZkLockLogLevelsEnvironmentPostProcessor)
+		client.getUnhandledErrorListenable().addListener(new CuratorUnhandledErrorLogger());
 		ZkLockProperties.Lock lock = properties.getLock();
 		ZkLockOptions options = ZkLockOptions.defaults()
 			.withRootPath(lock.getRootPath())
@@ -190,8 +199,14 @@ public final class ZkLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ZkLockTemplate zkLockTemplate(ZkLockRegistry registry, ObjectProvider<ObservationRegistry> observationRegistry) {
-		return new ZkLockTemplate(registry, observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+	ZkLockTemplate zkLockTemplate(ZkLockRegistry registry, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<ZkLockAcquireObservationConvention> acquireObservationConvention,
+			ObjectProvider<ZkLockHeldObservationConvention> heldObservationConvention) {
+		ZkLockTemplate template = new ZkLockTemplate(registry,
+				observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		acquireObservationConvention.ifAvailable(template::setAcquireObservationConvention);
+		heldObservationConvention.ifAvailable(template::setHeldObservationConvention);
+		return template;
 	}
 
 	private static int millis(Duration duration) {

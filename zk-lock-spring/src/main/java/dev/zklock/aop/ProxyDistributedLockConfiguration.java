@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
+import dev.zklock.template.observation.ZkLockHeldObservationConvention;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -69,18 +71,29 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 	 * @param template the application's template, if it has one
 	 * @param registry the application's registry, for a template of our own otherwise
 	 * @param observationRegistry observes waits and holds of a template of our own
+	 * @param acquireObservationConvention names and tags the waits of a template of our
+	 * own, if the application has one
+	 * @param heldObservationConvention names and tags the holds of a template of our own,
+	 * if the application has one
 	 * @return the advisor
 	 */
 	@Bean(name = "distributedLockAdvisor")
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	public DistributedLockAdvisor distributedLockAdvisor(BeanFactory beanFactory,
 			ObjectProvider<ZkLockTemplate> template, ObjectProvider<ZkLockRegistry> registry,
-			ObjectProvider<ObservationRegistry> observationRegistry) {
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<ZkLockAcquireObservationConvention> acquireObservationConvention,
+			ObjectProvider<ZkLockHeldObservationConvention> heldObservationConvention) {
 		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
 		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator,
-				SingletonSupplier.of(() -> template.getIfUnique(() -> new ZkLockTemplate(registry.getObject(),
-						observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP)))));
+				SingletonSupplier.of(() -> template.getIfUnique(() -> {
+					ZkLockTemplate own = new ZkLockTemplate(registry.getObject(),
+							observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
+					acquireObservationConvention.ifAvailable(own::setAcquireObservationConvention);
+					heldObservationConvention.ifAvailable(own::setHeldObservationConvention);
+					return own;
+				})));
 		return new DistributedLockAdvisor(operationSource, interceptor, order());
 	}
 

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -22,6 +21,12 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.observation.DefaultZkLockAcquireObservationConvention;
+import dev.zklock.template.observation.DefaultZkLockHeldObservationConvention;
+import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
+import dev.zklock.template.observation.ZkLockHeldObservationConvention;
+import dev.zklock.template.observation.ZkLockObservationContext;
+import dev.zklock.template.observation.ZkLockObservationDocumentation;
 
 /**
  * Runs work while holding a lock, and observes it: the wait as the {@code zklock.acquire}
@@ -32,7 +37,9 @@ import dev.zklock.core.ZkLockRegistry;
  * {@link LockDefinition#withPermits}). With Micrometer's meter handler, they become the
  * timers {@code zklock.acquire} and {@code zklock.held} and the long task timers of the
  * same names with {@code .active}. {@code @DistributedLock} runs through this template,
- * with the key expression as the name.
+ * with the key expression as the name. These are the default conventions' names and tags
+ * ({@link ZkLockObservationDocumentation}); an application may give its own
+ * ({@link #setAcquireObservationConvention}, {@link #setHeldObservationConvention}).
  *
  * <p>
  * Work may run on the calling thread ({@link #execute}), or go on after the call returns:
@@ -51,14 +58,22 @@ import dev.zklock.core.ZkLockRegistry;
 public class ZkLockTemplate implements AutoCloseable {
 
 	/**
-	 * Name of the observation of the wait for a lock.
+	 * Name of the observation of the wait for a lock, as the default convention gives it
+	 * ({@link ZkLockObservationDocumentation#LOCK_ACQUIRE}); a custom convention may give
+	 * another.
 	 */
 	public static final String ACQUIRE_OBSERVATION = "zklock.acquire";
 
 	/**
-	 * Name of the observation of a hold.
+	 * Name of the observation of a hold, as the default convention gives it
+	 * ({@link ZkLockObservationDocumentation#LOCK_HELD}); a custom convention may give
+	 * another.
 	 */
 	public static final String HELD_OBSERVATION = "zklock.held";
+
+	private static final ZkLockAcquireObservationConvention DEFAULT_ACQUIRE_CONVENTION = new DefaultZkLockAcquireObservationConvention();
+
+	private static final ZkLockHeldObservationConvention DEFAULT_HELD_CONVENTION = new DefaultZkLockHeldObservationConvention();
 
 	private static final Log logger = LogFactory.getLog(ZkLockTemplate.class);
 
@@ -67,6 +82,10 @@ public class ZkLockTemplate implements AutoCloseable {
 	private final ObservationRegistry observationRegistry;
 
 	private final MinimumHolds minimumHolds = new MinimumHolds();
+
+	private @Nullable ZkLockAcquireObservationConvention acquireObservationConvention;
+
+	private @Nullable ZkLockHeldObservationConvention heldObservationConvention;
 
 	/**
 	 * The holds of each key this template holds now, oldest first, by key: for its name.
@@ -83,6 +102,25 @@ public class ZkLockTemplate implements AutoCloseable {
 	public ZkLockTemplate(ZkLockRegistry registry, ObservationRegistry observationRegistry) {
 		this.registry = registry;
 		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Name and tag the waits for a lock with a custom convention rather than the default
+	 * {@link DefaultZkLockAcquireObservationConvention}. Set it before the template is
+	 * used.
+	 * @param observationConvention the convention, {@code null} for the default
+	 */
+	public void setAcquireObservationConvention(@Nullable ZkLockAcquireObservationConvention observationConvention) {
+		this.acquireObservationConvention = observationConvention;
+	}
+
+	/**
+	 * Name and tag the holds with a custom convention rather than the default
+	 * {@link DefaultZkLockHeldObservationConvention}. Set it before the template is used.
+	 * @param observationConvention the convention, {@code null} for the default
+	 */
+	public void setHeldObservationConvention(@Nullable ZkLockHeldObservationConvention observationConvention) {
+		this.heldObservationConvention = observationConvention;
 	}
 
 	/**
@@ -414,9 +452,11 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * @return the started hold observation
 	 */
 	private Observation acquire(LockDefinition definition, Holding holding, Collection<String> keys) {
-		Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, this.observationRegistry)
-			.lowCardinalityKeyValue("lock.name", definition.name())
-			.lowCardinalityKeyValue("kind", definition.kind())
+		Observation observation = ZkLockObservationDocumentation.LOCK_ACQUIRE
+			.observation(this.acquireObservationConvention, DEFAULT_ACQUIRE_CONVENTION,
+					() -> new ZkLockObservationContext(ZkLockObservationDocumentation.LOCK_ACQUIRE, definition.name(),
+							definition.kind(), keys),
+					this.observationRegistry)
 			.start();
 		try {
 			if (definition.holdAtLeast() != null && definition.permits() == 0) {
@@ -429,24 +469,38 @@ public class ZkLockTemplate implements AutoCloseable {
 				case HELD_LOCALLY, HELD_REMOTELY -> definition.whenBusy().outcome();
 				default -> "error";
 			};
-			observation.lowCardinalityKeyValue(KeyValue.of("outcome", outcome)).stop();
+			stop(observation, outcome);
 			throw ex;
 		}
 		catch (RuntimeException | Error ex) {
-			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "error")).stop();
+			stop(observation, "error");
 			throw ex;
 		}
 		try {
-			observation.lowCardinalityKeyValue(KeyValue.of("outcome", "acquired")).stop();
-			return Observation.createNotStarted(HELD_OBSERVATION, this.observationRegistry)
-				.lowCardinalityKeyValue("lock.name", definition.name())
-				.lowCardinalityKeyValue("kind", definition.kind())
+			stop(observation, "acquired");
+			return ZkLockObservationDocumentation.LOCK_HELD
+				.observation(this.heldObservationConvention, DEFAULT_HELD_CONVENTION,
+						() -> new ZkLockObservationContext(ZkLockObservationDocumentation.LOCK_HELD, definition.name(),
+								definition.kind(), keys),
+						this.observationRegistry)
 				.start();
 		}
 		catch (RuntimeException | Error ex) {
 			release(holding, null, ex);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Stop a wait's observation with its outcome, which the convention turns into a tag.
+	 * An observation that is off (no registry, or filtered out by a predicate) has a
+	 * context of its own, and nothing to record.
+	 */
+	private static void stop(Observation observation, String outcome) {
+		if (observation.getContext() instanceof ZkLockObservationContext context) {
+			context.setOutcome(outcome);
+		}
+		observation.stop();
 	}
 
 	/**

@@ -95,9 +95,15 @@ class TemplateRecipesTests {
 	@Test
 	void aPermitIsALeaseOnOneKey() throws Exception {
 		LockDefinition single = LockDefinition.named("render").withPermits(1).withWait(Duration.ZERO);
-		ZkLease lease = this.template.acquireLease(single, List.of("render"));
+		// A wait, not one attempt: a first use makes the semaphore's nodes, which a
+		// loaded machine
+		// may not do within one attempt's connection timeout
+		ZkLease lease = this.template.acquireLease(single.withWait(Duration.ofSeconds(10)), List.of("render"));
 		try (ZkLockRegistry otherJvm = this.zk.newRegistry()) {
-			assertThat(otherJvm.obtainSemaphore("render", 1).tryAcquire(Duration.ZERO)).isNull();
+			// Any failure will do, a busy permit or a slow reply; a permit granted would
+			// not
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> otherJvm.obtainSemaphore("render", 1).acquire(Duration.ofMillis(500)));
 			// Not reentrant: this thread asking again finds the only permit taken
 			assertThatExceptionOfType(LockAcquisitionException.class)
 				.isThrownBy(() -> this.template.execute(single, List.of("render"), () -> "never"));

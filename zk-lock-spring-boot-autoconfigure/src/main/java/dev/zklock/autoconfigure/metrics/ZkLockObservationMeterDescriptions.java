@@ -15,7 +15,9 @@ import org.springframework.util.StringUtils;
  * {@link MeterFilter} that gives the meters made from zk-lock's observations a
  * description. {@link DefaultMeterObservationHandler} builds them from the observation's
  * name and tags only, which would leave Prometheus an empty {@code # HELP} line. A
- * description already set (by another filter or handler) is kept.
+ * description already set (by another filter or handler) is kept. The names are the
+ * default conventions' ones: an observation a custom convention renames is the
+ * application's to describe.
  *
  * @author zk-lock
  */

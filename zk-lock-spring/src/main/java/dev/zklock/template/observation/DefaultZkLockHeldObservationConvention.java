@@ -1,0 +1,46 @@
+package dev.zklock.template.observation;
+
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+
+import dev.zklock.template.observation.ZkLockObservationDocumentation.LowCardinalityKeyNames;
+
+/**
+ * The default {@link ZkLockHeldObservationConvention}: the observation
+ * {@code zklock.held}, tagged {@code lock.name} and {@code kind}. Extend it to add tags
+ * and keep these.
+ *
+ * @author zk-lock
+ * @see ZkLockObservationDocumentation#LOCK_HELD
+ */
+public class DefaultZkLockHeldObservationConvention implements ZkLockHeldObservationConvention {
+
+	@Override
+	public String getName() {
+		return ZkLockObservationDocumentation.LOCK_HELD.defaultName();
+	}
+
+	@Override
+	public KeyValues getLowCardinalityKeyValues(ZkLockObservationContext context) {
+		return KeyValues.of(lockName(context), kind(context));
+	}
+
+	/**
+	 * Return the {@code lock.name} tag.
+	 * @param context the context
+	 * @return the tag
+	 */
+	protected KeyValue lockName(ZkLockObservationContext context) {
+		return LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName());
+	}
+
+	/**
+	 * Return the {@code kind} tag.
+	 * @param context the context
+	 * @return the tag
+	 */
+	protected KeyValue kind(ZkLockObservationContext context) {
+		return LowCardinalityKeyNames.KIND.withValue(context.getKind());
+	}
+
+}
