@@ -69,11 +69,13 @@ class RevocationTests {
 		ZkReadWriteLock second = this.zk.newRegistry().obtainReadWrite("doc");
 		ZkReadWriteLock writer = this.zk.newRegistry().obtainReadWrite("doc");
 		CountDownLatch told = new CountDownLatch(2);
+		CountDownLatch secondHolds = new CountDownLatch(1);
 		first.readLock().lock();
 		first.readLock().onRevocationRequested(told::countDown);
 		CompletableFuture<Void> otherReader = CompletableFuture.runAsync(() -> {
 			second.readLock().lock();
 			second.readLock().onRevocationRequested(told::countDown);
+			secondHolds.countDown();
 			try {
 				assertThat(told.await(20, TimeUnit.SECONDS)).isTrue();
 			}
@@ -84,6 +86,10 @@ class RevocationTests {
 				second.readLock().unlock();
 			}
 		});
+		// The writer queues only once both readers hold: queued before the second reader,
+		// it would keep
+		// that reader waiting, and only one reader would be asked
+		assertThat(secondHolds.await(20, TimeUnit.SECONDS)).as("the second reader holds").isTrue();
 		CompletableFuture<Boolean> write = CompletableFuture.supplyAsync(() -> {
 			writer.writeLock().acquire(Duration.ofSeconds(20));
 			writer.writeLock().unlock();
