@@ -113,12 +113,13 @@ final class Engine {
 	}
 
 	/**
-	 * Wait a little for the delete of a released node, while connected, so that the
-	 * caller's next step (often: another JVM's turn) follows it; the reaper keeps trying
-	 * if it fails.
+	 * Wait for ZooKeeper to confirm the delete of a released node, if the options ask for
+	 * it and the client is connected. By default the release does not wait: the delete is
+	 * sent, this session's next create is applied after it, and another participant is
+	 * woken by its watch when it is applied; the reaper keeps trying if it fails.
 	 */
 	void awaitDelete(@Nullable CompletableFuture<Void> delete) {
-		if (delete == null || !this.ops.isConnected()) {
+		if (delete == null || this.options.releaseTimeout().isZero() || !this.ops.isConnected()) {
 			return;
 		}
 		try {

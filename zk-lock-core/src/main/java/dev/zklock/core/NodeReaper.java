@@ -1,10 +1,15 @@
 package dev.zklock.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -12,6 +17,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +46,9 @@ final class NodeReaper implements ConnectionStateListener {
 
 	/** Work kept for want of a connection; guarded by itself. */
 	private final List<Runnable> pending = new ArrayList<>();
+
+	/** Deletes not yet confirmed by ZooKeeper, for {@link #awaitConfirmed}. */
+	private final Set<CompletableFuture<Void>> unconfirmed = ConcurrentHashMap.newKeySet();
 
 	/** Requests sent whose outcome is not known yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
@@ -80,18 +89,49 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	/**
-	 * Delete a node, retrying on reconnect until it is gone or its session is.
-	 * @return a future that completes when the first try ends, successful or not
+	 * Delete a node, retrying on reconnect until it is gone or its session is. Returns
+	 * once the request is sent: one session's requests are applied in order, so any
+	 * request this client sends afterwards, such as the create of this JVM's next node
+	 * for the key, is applied after the delete.
+	 * @return a future that completes when ZooKeeper confirms the node gone, through the
+	 * first try or a retry; exceptionally if the reaper gives up on it
 	 */
 	CompletableFuture<Void> delete(String path) {
+		CompletableFuture<Void> gone = new CompletableFuture<>();
+		this.unconfirmed.add(gone);
+		gone.whenComplete((result, ex) -> this.unconfirmed.remove(gone));
+		attemptDelete(path, gone);
+		return gone;
+	}
+
+	private void attemptDelete(String path, CompletableFuture<Void> gone) {
 		this.inFlight.incrementAndGet();
-		return this.ops.delete(path).handle((result, ex) -> {
-			if (ex != null) {
-				retryLater(ex, () -> delete(path), path);
+		this.ops.delete(path).whenComplete((result, ex) -> {
+			if (ex == null) {
+				gone.complete(null);
+			}
+			else {
+				retryLater(ex, () -> attemptDelete(path, gone), path, gone);
 			}
 			done();
-			return null;
 		});
+	}
+
+	/**
+	 * Wait until ZooKeeper has confirmed every delete asked of the reaper before the
+	 * call, or the timeout passes.
+	 * @return whether all of them were confirmed in time; {@code false} also if the
+	 * reaper gave up on one
+	 */
+	boolean awaitConfirmed(Duration timeout) throws InterruptedException {
+		CompletableFuture<?>[] pendingDeletes = this.unconfirmed.toArray(CompletableFuture<?>[]::new);
+		try {
+			CompletableFuture.allOf(pendingDeletes).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
 	}
 
 	/**
@@ -132,7 +172,7 @@ final class NodeReaper implements ConnectionStateListener {
 				}
 			}
 			else if (!(unwrap(ex) instanceof KeeperException.NoNodeException)) {
-				retryLater(ex, () -> sweep(lockPath, protectionId), lockPath);
+				retryLater(ex, () -> sweep(lockPath, protectionId), lockPath, null);
 			}
 			done();
 		});
@@ -181,7 +221,11 @@ final class NodeReaper implements ConnectionStateListener {
 		}
 	}
 
-	private void retryLater(Throwable ex, Runnable retry, String path) {
+	/**
+	 * Keep a failed request to send again, or give up on it and say so.
+	 * @param gone the future of the delete to fail if the reaper gives up, if any
+	 */
+	private void retryLater(Throwable ex, Runnable retry, String path, @Nullable CompletableFuture<Void> gone) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof KeeperException.SessionExpiredException) {
 			// The session that sent it is gone: on a new one, the next connect sends it
@@ -199,6 +243,9 @@ final class NodeReaper implements ConnectionStateListener {
 			return;
 		}
 		logger.warn("Could not delete lock node {}: {}", path, cause.toString());
+		if (gone != null) {
+			gone.completeExceptionally(cause);
+		}
 	}
 
 	private void keep(Runnable retry, boolean resendSoon) {

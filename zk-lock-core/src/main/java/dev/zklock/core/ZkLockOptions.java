@@ -19,9 +19,10 @@ import org.apache.zookeeper.data.ACL;
  * thread while another JVM waits for it, 8 by default; 0 disables local hand-off
  * altogether
  * @param lostLockPolicy what {@code unlock()} does with a lease lost while held
- * @param releaseTimeout how long {@code unlock()} waits for ZooKeeper to confirm the
- * delete of the lock node before it leaves the delete to the background, 5 seconds by
- * default
+ * @param releaseTimeout how long a release waits for ZooKeeper to confirm the delete of
+ * the lock node before it leaves the delete to the background; {@link Duration#ZERO} by
+ * default: the release returns once the delete is sent (see
+ * {@link ZkLockRegistry#awaitReleased(Duration)} to wait where needed)
  * @param acl the ACL of the nodes the engine creates; open by default, creator-only
  * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
  * @author zk-lock
@@ -70,8 +71,8 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 * @return the defaults
 	 */
 	public static ZkLockOptions defaults() {
-		return new ZkLockOptions(DEFAULT_ROOT_PATH, Duration.ofSeconds(10), 8, LostLockPolicy.THROW,
-				Duration.ofSeconds(5), ZooDefs.Ids.OPEN_ACL_UNSAFE);
+		return new ZkLockOptions(DEFAULT_ROOT_PATH, Duration.ofSeconds(10), 8, LostLockPolicy.THROW, Duration.ZERO,
+				ZooDefs.Ids.OPEN_ACL_UNSAFE);
 	}
 
 	/**
@@ -116,7 +117,8 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 
 	/**
 	 * Return a copy with another release timeout.
-	 * @param releaseTimeout the release timeout
+	 * @param releaseTimeout how long a release waits for the delete's confirmation;
+	 * {@link Duration#ZERO} not to wait
 	 * @return the new options
 	 */
 	public ZkLockOptions withReleaseTimeout(Duration releaseTimeout) {

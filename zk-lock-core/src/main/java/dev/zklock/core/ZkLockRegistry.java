@@ -258,6 +258,23 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Wait until ZooKeeper has confirmed the delete of every node this registry released
+	 * or gave up before the call. A release returns once the delete is sent (unless
+	 * {@link ZkLockOptions#releaseTimeout()} says otherwise), which is all that mutual
+	 * exclusion needs: this JVM's next request is applied after the delete, and any other
+	 * participant waits until it is applied. Call this where something outside the lock
+	 * must see the node gone, such as a client of another session reading the lock path
+	 * right after the release.
+	 * @param timeout the longest time to wait
+	 * @return whether every such delete was confirmed in time; {@code false} also if one
+	 * could not be made (it was logged)
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	public boolean awaitReleased(Duration timeout) throws InterruptedException {
+		return this.engine.reaper.awaitConfirmed(timeout);
+	}
+
+	/**
 	 * Register a listener for lease state changes and hand-offs. A listener that throws
 	 * is logged; it cannot keep the others from being told, nor the engine from tracking
 	 * its leases.

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -69,7 +70,7 @@ class CrossProcessMutualExclusionTests {
 			assertThat(intervals.get(i)[0]).as("interval %d starts after the previous one ends", i)
 				.isGreaterThan(intervals.get(i - 1)[1]);
 		}
-		assertThat(this.zk.children("/locks/counter")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/counter")).isEmpty());
 	}
 
 	private Process startWorker(String mode, String key, int threads, int iterations, Path counter, Path log, int index)

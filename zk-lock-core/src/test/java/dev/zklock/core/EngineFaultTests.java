@@ -83,7 +83,7 @@ class EngineFaultTests {
 		assertThat(unbounded.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isPositive();
 		// The livelock sent tens of thousands of these
 		assertThat(proxy.requests(OpCode.getChildren)).isLessThan(30);
-		assertThat(this.zk.children("/locks/first-use")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/first-use")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
 
@@ -206,7 +206,7 @@ class EngineFaultTests {
 		proxy.refuse(true);
 		eventually().until(lock::leaseState, (state) -> state == LeaseState.UNCERTAIN);
 		lock.unlock();
-		assertThat(this.zk.children("/locks/closed-retry")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closed-retry")).hasSize(1));
 		proxy.refuse(false);
 		// Same session (back well within its timeout): only our retry can remove the node
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closed-retry")).isEmpty());
@@ -233,12 +233,12 @@ class EngineFaultTests {
 				.cause()
 				.satisfies((ex) -> assertThat(((LockAcquisitionException) ex).getReason()).isEqualTo(Reason.CLOSED));
 		}
-		assertThat(this.zk.children("/locks/closing-remote")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closing-remote")).hasSize(1));
 		assertThat(locallyHeld.isHeldByCurrentThread()).isTrue();
 		locallyHeld.unlock();
 		remotelyHeld.unlock();
 		assertThat(registry.size()).isZero();
-		assertThat(this.zk.children("/locks/closing-local")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closing-local")).isEmpty());
 	}
 
 	@Test
@@ -254,10 +254,10 @@ class EngineFaultTests {
 		assertThatThrownBy(lock::tryLock).isInstanceOf(Error.class);
 		lock.unlock();
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
-		assertThat(this.zk.children("/locks/deep")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).hasSize(1));
 		holds.setInt(registry.entry("deep"), 1);
 		lock.unlock();
-		assertThat(this.zk.children("/locks/deep")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).isEmpty());
 	}
 
 	@Test

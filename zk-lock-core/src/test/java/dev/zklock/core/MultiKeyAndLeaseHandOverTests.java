@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -43,8 +44,8 @@ class MultiKeyAndLeaseHandOverTests {
 		finally {
 			lock.unlock();
 		}
-		assertThat(this.zk.children("/locks/a")).isEmpty();
-		assertThat(this.zk.children("/locks/b")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/a")).isEmpty());
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/b")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
 
@@ -72,7 +73,7 @@ class MultiKeyAndLeaseHandOverTests {
 			// One wait for all keys, not one per key
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 			assertThat(registry.obtain("m1").isHeldByCurrentThread()).isFalse();
-			assertThat(this.zk.children("/locks/m1")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/m1")).isEmpty());
 			assertThatExceptionOfType(LockAcquisitionException.class)
 				.isThrownBy(() -> both.acquire(Duration.ofMillis(200)))
 				.withMessageContaining("'m2'");
@@ -97,9 +98,9 @@ class MultiKeyAndLeaseHandOverTests {
 		// Still held, by the lease: another thread of this JVM cannot have it
 		CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> registry.obtain("handed").tryLock());
 		assertThat(other.get(10, TimeUnit.SECONDS)).isFalse();
-		assertThat(this.zk.children("/locks/handed")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/handed")).hasSize(1));
 		CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
-		assertThat(this.zk.children("/locks/handed")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/handed")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
 
@@ -138,10 +139,10 @@ class MultiKeyAndLeaseHandOverTests {
 		ZkLease lease = both.toLease();
 		assertThat(lease.key()).isEqualTo("[h1, h2]");
 		assertThat(lease.state()).isEqualTo(LeaseState.HELD);
-		assertThat(this.zk.children("/locks/h1")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h1")).hasSize(1));
 		CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
-		assertThat(this.zk.children("/locks/h1")).isEmpty();
-		assertThat(this.zk.children("/locks/h2")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h1")).isEmpty());
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h2")).isEmpty());
 	}
 
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -71,7 +72,7 @@ class ReadWriteAcrossJvmsTests {
 			maxReaders = Math.max(maxReaders, overlapping);
 		}
 		assertThat(maxReaders).as("readers held at the same time").isGreaterThan(1);
-		assertThat(this.zk.children("/locks/rw")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/rw")).isEmpty());
 	}
 
 }

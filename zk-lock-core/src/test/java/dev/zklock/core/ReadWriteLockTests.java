@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -74,7 +75,7 @@ class ReadWriteLockTests {
 			reader.join(30_000);
 		}
 		assertThat(failures).isEmpty();
-		assertThat(this.zk.children("/locks/shared")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/shared")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
 
@@ -90,7 +91,7 @@ class ReadWriteLockTests {
 		assertThat(onOtherThread(() -> a.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
 		assertThat(onOtherThread(() -> tryReadAndRelease(a.readLock()))).as("readers share").isTrue();
 		b.readLock().unlock();
-		assertThat(this.zk.children("/locks/doc")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/doc")).isEmpty());
 	}
 
 	@Test
@@ -151,7 +152,7 @@ class ReadWriteLockTests {
 		assertThat(ours.readLock().fencingToken()).isEqualTo(writeToken);
 		assertThat(onOtherThread(() -> other.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
 		ours.readLock().unlock();
-		assertThat(this.zk.children("/locks/down")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/down")).isEmpty());
 		assertThat(onOtherThread(() -> {
 			other.writeLock().lock();
 			long token = other.writeLock().fencingToken();
@@ -169,7 +170,7 @@ class ReadWriteLockTests {
 			.withMessageContaining("upgrading");
 		assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
 		lock.readLock().unlock();
-		assertThat(this.zk.children("/locks/up")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/up")).isEmpty());
 	}
 
 	@Test
@@ -180,13 +181,13 @@ class ReadWriteLockTests {
 		lock.writeLock().lock();
 		lock.readLock().lock();
 		lock.readLock().lock();
-		assertThat(this.zk.children("/locks/again")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/again")).hasSize(1));
 		lock.readLock().unlock();
 		lock.readLock().unlock();
 		lock.writeLock().unlock();
 		assertThat(lock.writeLock().isHeldByCurrentThread()).isTrue();
 		lock.writeLock().unlock();
-		assertThat(this.zk.children("/locks/again")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/again")).isEmpty());
 		assertThat(registry.size()).isZero();
 		assertThatThrownBy(lock.readLock()::unlock).isInstanceOf(IllegalMonitorStateException.class);
 		assertThatThrownBy(lock.writeLock()::toLease).isInstanceOf(UnsupportedOperationException.class);
@@ -282,7 +283,7 @@ class ReadWriteLockTests {
 			.hasMessageContaining("closed");
 		assertThat(lock.writeLock().isHeldByCurrentThread()).isTrue();
 		lock.writeLock().unlock();
-		assertThat(this.zk.children("/locks/closing")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closing")).isEmpty());
 	}
 
 	@Test

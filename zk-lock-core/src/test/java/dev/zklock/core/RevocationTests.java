@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,7 +43,7 @@ class RevocationTests {
 		lock.onRevocationRequested(late::incrementAndGet);
 		assertThat(late).as("told at once when registered after the request").hasValue(1);
 		lock.unlock();
-		assertThat(this.zk.children("/locks/revocable")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/revocable")).isEmpty());
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -62,7 +63,7 @@ class SemaphoreAcrossJvmsTests {
 			most = Math.max(most, holders);
 		}
 		assertThat(most).as("holders at once").isLessThanOrEqualTo(permits).isGreaterThan(1);
-		assertThat(this.zk.children("/locks/sem/leases")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/sem/leases")).isEmpty());
 	}
 
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
@@ -68,7 +69,7 @@ class SemaphoreTests {
 		assertThat(failures).isEmpty();
 		assertThat(grants).hasValue(80);
 		assertThat(most.get()).isLessThanOrEqualTo(3).isGreaterThan(1);
-		assertThat(this.zk.children("/locks/pool/leases")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/pool/leases")).isEmpty());
 	}
 
 	@Test
@@ -102,8 +103,8 @@ class SemaphoreTests {
 		curator.returnLease(curatorLease);
 		curator.returnLease(third);
 		second.release();
-		assertThat(this.zk.children("/locks/shared/leases")).isEmpty();
-		assertThat(this.zk.children("/locks/shared/locks")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/shared/leases")).isEmpty());
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/shared/locks")).isEmpty());
 	}
 
 	@Test
@@ -120,7 +121,7 @@ class SemaphoreTests {
 		assertThat(curator.acquire(200, TimeUnit.MILLISECONDS)).isNull();
 		lease.release();
 		lease.release();
-		assertThat(this.zk.children("/locks/one/leases")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/one/leases")).isEmpty());
 	}
 
 	@Test

@@ -53,7 +53,7 @@ class ZkLockRegistryTests {
 			lock.unlock();
 		}
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
-		assertThat(this.zk.children("/locks/order:42")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/order:42")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
 
@@ -107,7 +107,7 @@ class ZkLockRegistryTests {
 		FutureTask<Void> release = new FutureTask<>(lease::release, null);
 		new Thread(release, "releaser").start();
 		release.get(10, TimeUnit.SECONDS);
-		assertThat(this.zk.children("/locks/async")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/async")).isEmpty());
 		ZkLock lock = registry.obtain("async");
 		assertThat(lock.tryLock(2, TimeUnit.SECONDS)).isTrue();
 		lock.unlock();
@@ -163,7 +163,7 @@ class ZkLockRegistryTests {
 			// One attempt does not wait for the holder: it costs round trips, not the
 			// holder's time
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-			assertThat(this.zk.children("/locks/busy")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/busy")).hasSize(1));
 			assertThat(other.size()).isZero();
 		}
 		finally {
@@ -183,7 +183,7 @@ class ZkLockRegistryTests {
 			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 			// Never gives up early; the upper margin is scheduling on a loaded machine
 			assertThat(elapsedMs).isBetween(499L, 500L + 2_000L);
-			assertThat(this.zk.children("/locks/slow")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/slow")).hasSize(1));
 		}
 		finally {
 			held.unlock();
@@ -272,7 +272,7 @@ class ZkLockRegistryTests {
 		lock.lock();
 		try {
 			assertThat(lock.path()).isEqualTo("/my/locks/k");
-			assertThat(this.zk.children("/app/my/locks/k")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/app/my/locks/k")).hasSize(1));
 			// a plain Curator mutex in the same namespace meets it
 			InterProcessMutex mutex = new InterProcessMutex(this.zk.newClient().usingNamespace("app"), "/my/locks/k");
 			assertThat(mutex.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
@@ -354,7 +354,7 @@ class ZkLockRegistryTests {
 		assertThat(handoffs.get()).isGreaterThan(threads * rounds / 2);
 		assertThat(tokens.stream().distinct().count()).isLessThan(threads * rounds / 2);
 		assertThat(registry.size()).isZero();
-		assertThat(this.zk.children("/locks/hot")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/hot")).isEmpty());
 	}
 
 	@Test
@@ -515,7 +515,7 @@ class ZkLockRegistryTests {
 		this.zk.server().restart();
 		lock.acquire(Duration.ofSeconds(10));
 		lock.unlock();
-		assertThat(this.zk.children("/locks/outage")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/outage")).isEmpty());
 	}
 
 	@Test

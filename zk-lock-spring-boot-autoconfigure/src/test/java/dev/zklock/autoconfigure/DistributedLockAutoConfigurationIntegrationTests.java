@@ -45,6 +45,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -77,7 +78,7 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			assertThat(AopUtils.isCglibProxy(shop)).isTrue();
 			assertThat(shop.literal()).isTrue();
 			assertThat(context.getBean(ZkLockRegistry.class).obtain("inventory").isHeldByCurrentThread()).isFalse();
-			assertThat(this.zk.children("/locks/inventory")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/inventory")).isEmpty());
 		});
 	}
 
@@ -169,7 +170,7 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			assertThat(stock.events()).containsExactly("after rollback: lock still held");
 			assertThat(context.getBean(JdbcTemplate.class)
 				.queryForObject("select qty from stock where sku = 'sku-1'", Integer.class)).isEqualTo(10);
-			assertThat(this.zk.children("/locks/stock:sku-1")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stock:sku-1")).isEmpty());
 		});
 	}
 
@@ -178,7 +179,7 @@ class DistributedLockAutoConfigurationIntegrationTests {
 		runner().run((context) -> {
 			Shop shop = context.getBean(Shop.class);
 			assertThat(shop.outer("5")).isEqualTo("inner:5");
-			assertThat(this.zk.children("/locks/order:5")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/order:5")).isEmpty());
 		});
 	}
 
@@ -210,7 +211,7 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			assertThatIllegalArgumentException().isThrownBy(() -> shop.nullable("a/b"))
 				.withMessageContaining("gave an invalid key: Lock key 'a/b' contains '/'");
 			assertThat(shop.calls()).isEmpty();
-			assertThat(this.zk.children("/locks")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks")).isEmpty());
 		});
 	}
 

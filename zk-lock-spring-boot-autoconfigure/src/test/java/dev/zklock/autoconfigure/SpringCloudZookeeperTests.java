@@ -15,6 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration;
 import org.springframework.util.ClassUtils;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -56,7 +57,7 @@ class SpringCloudZookeeperTests {
 				ZkLock lock = registry.obtain("shared-client");
 				lock.lock();
 				try {
-					assertThat(this.zk.children("/locks/shared-client")).hasSize(1);
+					eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/shared-client")).hasSize(1));
 				}
 				finally {
 					lock.unlock();

@@ -32,6 +32,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -93,7 +94,7 @@ class ZkLockAutoConfigurationTests {
 				ZkLock lock = registry.obtain("k");
 				lock.lock();
 				try {
-					assertThat(this.zk.children("/shop/app/locks/k")).hasSize(1);
+					eventually().untilAsserted(() -> assertThat(this.zk.children("/shop/app/locks/k")).hasSize(1));
 				}
 				finally {
 					lock.unlock();

@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -92,7 +93,7 @@ class ZkLockRecoveryTests {
 			});
 			long locked = System.nanoTime();
 			awaitUp(context.getBean(ZkLockHealthIndicator.class));
-			assertThat(this.zk.children("/locks/idle")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/idle")).isEmpty());
 			report("| 7. ZooKeeper restarted while idle | next lock call works | first lock "
 					+ millis(locked - restarted) + " ms after the restart |");
 		});

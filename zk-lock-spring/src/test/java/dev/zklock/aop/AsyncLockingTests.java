@@ -69,7 +69,7 @@ class AsyncLockingTests {
 		// The method has returned; the work goes on, and so does the lock
 		assertThat(result).isNotDone();
 		assertThat(this.otherJvm.obtain("job:report").tryLock()).isFalse();
-		assertThat(this.zk.children("/locks/job:report")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:report")).hasSize(1));
 		finish.countDown();
 		assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("held");
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:report")).isEmpty());
@@ -95,7 +95,7 @@ class AsyncLockingTests {
 		assertThat(result.orTimeout(1, TimeUnit.MILLISECONDS)).isCompletedExceptionally();
 		// The work still runs, so the lock stays
 		Thread.sleep(200);
-		assertThat(this.zk.children("/locks/job:cancelled")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:cancelled")).hasSize(1));
 		assertThat(this.otherJvm.obtain("job:cancelled").tryLock()).isFalse();
 		finish.countDown();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:cancelled")).isEmpty());
@@ -117,14 +117,14 @@ class AsyncLockingTests {
 		assertThatIllegalStateException().isThrownBy(() -> this.jobs.sneaky("sneaky"))
 			.withMessageContaining("is declared to return java.lang.Object but returned a "
 					+ "java.util.concurrent.CompletableFuture");
-		assertThat(this.zk.children("/locks/job:sneaky")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:sneaky")).isEmpty());
 	}
 
 	@Test
 	void lockIsReleasedAtOnceWhenTheMethodThrows() throws Exception {
 		start();
 		assertThatIllegalStateException().isThrownBy(() -> this.jobs.throwBeforeStarting("early"));
-		assertThat(this.zk.children("/locks/job:early")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:early")).isEmpty());
 		assertThat(tryAndRelease(this.otherJvm.obtain("job:early"))).isTrue();
 	}
 
@@ -133,7 +133,7 @@ class AsyncLockingTests {
 		start();
 		CompletionStage<Boolean> stage = this.jobs.heldWhileStarting("sync-part");
 		assertThat(stage.toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(this.zk.children("/locks/job:sync-part")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:sync-part")).isEmpty());
 	}
 
 	@Test
@@ -148,7 +148,7 @@ class AsyncLockingTests {
 		finally {
 			lock.unlock();
 		}
-		assertThat(this.zk.children("/locks/job:nested")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:nested")).isEmpty());
 	}
 
 	@Test
@@ -156,7 +156,7 @@ class AsyncLockingTests {
 		start();
 		CompletableFuture<String> result = this.jobs.asyncOuter("async");
 		assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("inner held on " + "async");
-		assertThat(this.zk.children("/locks/job:async")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:async")).isEmpty());
 	}
 
 	private static boolean tryAndRelease(ZkLock lock) {

@@ -153,7 +153,7 @@ class BusyLockTests {
 		long returned = System.nanoTime();
 		// The method returned at once; the lock stays (app.hold = 1500ms after it was
 		// acquired)
-		assertThat(this.zk.children("/locks/report")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/report")).hasSize(1));
 		assertThat(this.otherJvm.obtain("report").tryLock()).isFalse();
 		// A second call while it is held is busy: skipped, not reentrant, not run
 		assertThat(this.jobs.scheduled()).isNull();
@@ -178,7 +178,7 @@ class BusyLockTests {
 	void holdAtLeastShorterThanTheWorkReleasesWhenTheWorkEnds() throws Exception {
 		start();
 		assertThat(this.jobs.longerThanItsMinimum()).isEqualTo("done");
-		assertThat(this.zk.children("/locks/long")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/long")).isEmpty());
 	}
 
 	@Test

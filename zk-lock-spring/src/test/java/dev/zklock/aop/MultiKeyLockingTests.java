@@ -22,6 +22,7 @@ import dev.zklock.core.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -54,8 +55,8 @@ class MultiKeyLockingTests {
 	void inlineListLocksEveryKey() throws Exception {
 		Transfers transfers = start();
 		assertThat(transfers.inline("a", "b")).containsExactly("account:a", "account:b");
-		assertThat(this.zk.children("/locks/account:a")).isEmpty();
-		assertThat(this.zk.children("/locks/account:b")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/account:a")).isEmpty());
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/account:b")).isEmpty());
 	}
 
 	@Test
@@ -89,8 +90,8 @@ class MultiKeyLockingTests {
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> transfers.quick("a", "b"))
 				.withMessageContaining("'account:b'");
 			// account:a was taken first and given back: nothing of ours is left
-			assertThat(this.zk.children("/locks/account:a")).isEmpty();
-			assertThat(this.zk.children("/locks/account:b")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/account:a")).isEmpty());
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/account:b")).hasSize(1));
 			assertThat(transfers.calls()).hasValue(0);
 		}
 		finally {

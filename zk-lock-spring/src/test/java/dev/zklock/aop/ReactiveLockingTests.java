@@ -62,13 +62,13 @@ class ReactiveLockingTests {
 		start();
 		Mono<String> mono = this.streams.value("lazy");
 		assertThat(this.streams.invocations()).hasValue(0);
-		assertThat(this.zk.children("/locks/stream:lazy")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stream:lazy")).isEmpty());
 		assertThat(mono.block(Duration.ofSeconds(10))).isEqualTo("value");
 		assertThat(this.streams.invocations()).hasValue(1);
 		// A second subscription runs the method again, locked again
 		assertThat(mono.block(Duration.ofSeconds(10))).isEqualTo("value");
 		assertThat(this.streams.invocations()).hasValue(2);
-		assertThat(this.zk.children("/locks/stream:lazy")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stream:lazy")).isEmpty());
 	}
 
 	@Test
@@ -98,7 +98,7 @@ class ReactiveLockingTests {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> this.streams.items("failing", Flux.error(new IllegalStateException("boom")))
 				.blockLast(Duration.ofSeconds(10)));
-		assertThat(this.zk.children("/locks/stream:failing")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stream:failing")).isEmpty());
 		Disposable cancelled = this.streams.items("cancelled", Flux.never()).subscribe();
 		eventually().until(() -> this.zk.children("/locks/stream:cancelled").size() == 1);
 		cancelled.dispose();
@@ -141,7 +141,7 @@ class ReactiveLockingTests {
 		ZkLockRegistry registry = this.context.getBean(ZkLockRegistry.class);
 		eventually().untilAsserted(() -> {
 			assertThat(registry.heldCount()).isZero();
-			assertThat(this.zk.children("/locks/stream:impatient")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stream:impatient")).isEmpty());
 		});
 		assertThat(this.streams.invocations()).hasValue(0);
 		assertThat(this.otherJvm.obtain("stream:impatient").tryLock(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

@@ -58,7 +58,7 @@ class ZkLockIntegrationLockRegistryTests {
 		// A lock obtained again for the same key is the same lock, entered again
 		assertThat(registry.obtain("orders").tryLock()).isTrue();
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
-		assertThat(this.zk.children("/locks/orders")).hasSize(1);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/orders")).hasSize(1));
 		lock.unlock();
 		assertThat(otherJvm.obtain("orders").tryLock()).as("still held once").isFalse();
 		lock.unlock();
@@ -66,7 +66,7 @@ class ZkLockIntegrationLockRegistryTests {
 		Lock remote = otherJvm.obtain("orders");
 		assertThat(remote.tryLock(10, TimeUnit.SECONDS)).isTrue();
 		remote.unlock();
-		assertThat(this.zk.children("/locks/orders")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/orders")).isEmpty());
 	}
 
 	@Test
@@ -180,7 +180,7 @@ class ZkLockIntegrationLockRegistryTests {
 		LockRegistry<ZkLock> otherJvm = newLockRegistry();
 		String result = registry.executeLocked("report", () -> {
 			assertThat(registry.obtain("report").isHeldByCurrentThread()).isTrue();
-			assertThat(this.zk.children("/locks/report")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/report")).hasSize(1));
 			return "done";
 		});
 		assertThat(result).isEqualTo("done");
@@ -210,7 +210,7 @@ class ZkLockIntegrationLockRegistryTests {
 			}))
 			.withMessage("bang");
 		assertThat(registry.obtain("failing").isHeldByCurrentThread()).isFalse();
-		assertThat(this.zk.children("/locks/failing")).isEmpty();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/failing")).isEmpty());
 	}
 
 	@Test

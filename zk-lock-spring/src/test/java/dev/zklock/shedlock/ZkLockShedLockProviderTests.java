@@ -86,11 +86,13 @@ class ZkLockShedLockProviderTests {
 	}
 
 	private void assertLocked(String name) throws Exception {
-		assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).hasSize(1);
+		eventually().untilAsserted(
+				() -> assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).hasSize(1));
 	}
 
 	private void assertUnlocked(String name) throws Exception {
-		assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).isEmpty();
+		eventually().untilAsserted(
+				() -> assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).isEmpty());
 	}
 
 	@Test

@@ -56,7 +56,7 @@ class ZkLockIntegrationAutoConfigurationTests {
 			ZkLock lock = locks.obtain("orders");
 			assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
 			try {
-				assertThat(this.zk.children("/locks/orders")).hasSize(1);
+				eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/orders")).hasSize(1));
 			}
 			finally {
 				lock.unlock();
@@ -70,7 +70,7 @@ class ZkLockIntegrationAutoConfigurationTests {
 			assertThat(context).hasNotFailed();
 			LockRegistryLeaderInitiator initiator = context.getBean(LockRegistryLeaderInitiator.class);
 			eventually().until(() -> initiator.getContext().isLeader());
-			assertThat(this.zk.children("/locks/leader")).hasSize(1);
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/leader")).hasSize(1));
 			// Injection points typed as Spring Integration 6 and 7 declared them all
 			// match
 			LeaderConfiguration configuration = context.getBean(LeaderConfiguration.class);

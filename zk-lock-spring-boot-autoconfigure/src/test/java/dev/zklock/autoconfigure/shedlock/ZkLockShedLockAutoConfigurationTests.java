@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -55,14 +56,14 @@ class ZkLockShedLockAutoConfigurationTests {
 			new DefaultLockingTaskExecutor(context.getBean(LockProvider.class)).executeWithLock((Runnable) () -> {
 				runs.incrementAndGet();
 				try {
-					assertThat(this.zk.children("/locks/nightly-report")).hasSize(1);
+					eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/nightly-report")).hasSize(1));
 				}
 				catch (Exception ex) {
 					throw new IllegalStateException(ex);
 				}
 			}, config("nightly-report", Duration.ZERO));
 			assertThat(runs).hasValue(1);
-			assertThat(this.zk.children("/locks/nightly-report")).isEmpty();
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/nightly-report")).isEmpty());
 		});
 	}
 
