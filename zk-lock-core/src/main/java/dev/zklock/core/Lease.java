@@ -3,6 +3,7 @@ package dev.zklock.core;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The ZooKeeper node through which this JVM holds a key: it belongs to the key's
@@ -16,10 +17,19 @@ final class Lease {
 
 	private final long sessionId;
 
+	/** Written under {@link #stateLock}. */
 	private volatile LeaseState state = LeaseState.HELD;
+
+	private final ReentrantLock stateLock = new ReentrantLock();
 
 	/** Set once someone wrote Curator's revocation request into the node. */
 	private volatile boolean revocationRequested;
+
+	/**
+	 * Makes a listener's registration and the request's arrival exclusive, so that every
+	 * listener is told exactly once.
+	 */
+	private final ReentrantLock revocationLock = new ReentrantLock();
 
 	/**
 	 * Told of a revocation request: by holder, so that each hold's end removes its own.
@@ -63,9 +73,13 @@ final class Lease {
 	 */
 	boolean addRevocationListener(Object holder, Runnable listener) {
 		boolean requested;
-		synchronized (this) {
+		this.revocationLock.lock();
+		try {
 			this.revocationListeners.add(new Revocable(holder, listener));
 			requested = this.revocationRequested;
+		}
+		finally {
+			this.revocationLock.unlock();
 		}
 		if (requested) {
 			listener.run();
@@ -77,6 +91,10 @@ final class Lease {
 	 * Forget the listeners of a holder whose hold ended.
 	 */
 	void removeRevocationListeners(Object holder) {
+		if (this.revocationListeners.isEmpty()) {
+			// Every release passes here; most holds never listened
+			return;
+		}
 		this.revocationListeners.removeIf((revocable) -> revocable.holder() == holder);
 	}
 
@@ -85,24 +103,34 @@ final class Lease {
 	 * @return the listeners to tell, empty if it was known already
 	 */
 	List<Runnable> revocationRequested() {
-		synchronized (this) {
+		this.revocationLock.lock();
+		try {
 			if (this.revocationRequested) {
 				return List.of();
 			}
 			this.revocationRequested = true;
 			return this.revocationListeners.stream().map(Revocable::listener).toList();
 		}
+		finally {
+			this.revocationLock.unlock();
+		}
 	}
 
 	/**
 	 * Move to a new state; LOST is final. Returns whether the state changed.
 	 */
-	synchronized boolean transition(LeaseState to) {
-		if (this.state == to || this.state == LeaseState.LOST) {
-			return false;
+	boolean transition(LeaseState to) {
+		this.stateLock.lock();
+		try {
+			if (this.state == to || this.state == LeaseState.LOST) {
+				return false;
+			}
+			this.state = to;
+			return true;
 		}
-		this.state = to;
-		return true;
+		finally {
+			this.stateLock.unlock();
+		}
 	}
 
 	private record Revocable(Object holder, Runnable listener) {

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -20,7 +21,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockEntry extends TableEntry {
 
-	private final Object mutex = new Object();
+	/**
+	 * Guards the queue, the holder and the lease. A {@link ReentrantLock}, not a monitor:
+	 * a virtual thread that waits on a monitor pins its carrier before JDK 24.
+	 */
+	private final ReentrantLock mutex = new ReentrantLock();
 
 	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
@@ -91,8 +96,12 @@ final class LockEntry extends TableEntry {
 	}
 
 	int waiterCount() {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			return this.waiters.size();
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 
@@ -101,8 +110,12 @@ final class LockEntry extends TableEntry {
 	 */
 	@Override
 	int waitingCount() {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 
@@ -138,7 +151,8 @@ final class LockEntry extends TableEntry {
 	 */
 	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		Waiter waiter;
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			if (this.closed) {
 				return Slot.CLOSED;
 			}
@@ -151,6 +165,9 @@ final class LockEntry extends TableEntry {
 			}
 			waiter = new Waiter(Thread.currentThread(), who);
 			this.waiters.addLast(waiter);
+		}
+		finally {
+			this.mutex.unlock();
 		}
 		while (!waiter.granted) {
 			long remaining = deadline.remainingNanos();
@@ -199,7 +216,8 @@ final class LockEntry extends TableEntry {
 	 */
 	@Override
 	void close() {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			this.closed = true;
 			Waiter waiter;
 			while ((waiter = this.waiters.pollFirst()) != null) {
@@ -207,6 +225,9 @@ final class LockEntry extends TableEntry {
 				waiter.granted = true;
 				LockSupport.unpark(waiter.thread);
 			}
+		}
+		finally {
+			this.mutex.unlock();
 		}
 		Thread thread = this.acquirer;
 		if (thread != null) {
@@ -231,12 +252,16 @@ final class LockEntry extends TableEntry {
 	 * Leave the queue unless already granted. Returns whether we left.
 	 */
 	private boolean leaveQueue(Waiter waiter) {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			if (waiter.granted) {
 				return false;
 			}
 			this.waiters.remove(waiter);
 			return true;
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 
@@ -244,10 +269,14 @@ final class LockEntry extends TableEntry {
 	 * Record the newly acquired lease and the holder.
 	 */
 	void held(Object who, Lease newLease) {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			this.lease = newLease;
 			this.handoffsWhileRemoteWaiting = 0;
 			markHeld(who);
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 
@@ -265,7 +294,8 @@ final class LockEntry extends TableEntry {
 	 * is never handed out, even before the event that reports it lost.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			if (this.holder != who) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
@@ -312,6 +342,9 @@ final class LockEntry extends TableEntry {
 			}
 			return new Release(current, delete, handedOff);
 		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	/**
@@ -320,7 +353,8 @@ final class LockEntry extends TableEntry {
 	 * changes.
 	 */
 	void transfer(Thread from, Object to) {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			if (this.holder != from || this.ownerThread != from) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
 			}
@@ -336,6 +370,9 @@ final class LockEntry extends TableEntry {
 				current.removeRevocationListeners(from);
 			}
 		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	/**
@@ -350,7 +387,8 @@ final class LockEntry extends TableEntry {
 	 * tries.
 	 */
 	void abandonSlot(Object who) {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			if (this.holder != who) {
 				return;
 			}
@@ -361,6 +399,9 @@ final class LockEntry extends TableEntry {
 			else {
 				this.holder = null;
 			}
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 
@@ -374,8 +415,12 @@ final class LockEntry extends TableEntry {
 
 	@Override
 	boolean isIdle() {
-		synchronized (this.mutex) {
+		this.mutex.lock();
+		try {
 			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
+		}
+		finally {
+			this.mutex.unlock();
 		}
 	}
 

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
@@ -44,8 +45,10 @@ final class NodeReaper implements ConnectionStateListener {
 
 	private final ZkOps ops;
 
-	/** Work kept for want of a connection; guarded by itself. */
+	/** Work kept for want of a connection; guarded by pendingLock. */
 	private final List<Runnable> pending = new ArrayList<>();
+
+	private final ReentrantLock pendingLock = new ReentrantLock();
 
 	/** Deletes not yet confirmed by ZooKeeper, for {@link #awaitConfirmed}. */
 	private final Set<CompletableFuture<Void>> unconfirmed = ConcurrentHashMap.newKeySet();
@@ -206,10 +209,14 @@ final class NodeReaper implements ConnectionStateListener {
 	 */
 	private void resend() {
 		List<Runnable> work;
-		synchronized (this.pending) {
+		this.pendingLock.lock();
+		try {
 			work = new ArrayList<>(this.pending);
 			this.pending.clear();
 			this.inFlight.addAndGet(work.size());
+		}
+		finally {
+			this.pendingLock.unlock();
 		}
 		for (Runnable retry : work) {
 			try {
@@ -249,8 +256,12 @@ final class NodeReaper implements ConnectionStateListener {
 	}
 
 	private void keep(Runnable retry, boolean resendSoon) {
-		synchronized (this.pending) {
+		this.pendingLock.lock();
+		try {
 			this.pending.add(retry);
+		}
+		finally {
+			this.pendingLock.unlock();
 		}
 		if (resendSoon) {
 			try {
@@ -275,10 +286,14 @@ final class NodeReaper implements ConnectionStateListener {
 		if (!this.closing || this.inFlight.get() > 0) {
 			return;
 		}
-		synchronized (this.pending) {
+		this.pendingLock.lock();
+		try {
 			if (!this.pending.isEmpty()) {
 				return;
 			}
+		}
+		finally {
+			this.pendingLock.unlock();
 		}
 		if (this.detached.compareAndSet(false, true)) {
 			this.client.getConnectionStateListenable().removeListener(this);

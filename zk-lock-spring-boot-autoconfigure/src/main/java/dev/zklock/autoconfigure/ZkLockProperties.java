@@ -292,8 +292,8 @@ public class ZkLockProperties {
 		/**
 		 * How long a release waits for ZooKeeper to confirm the delete of the lock node
 		 * before leaving it to the background. 0 returns as soon as the delete is sent,
-		 * which mutual exclusion does not need more than: this session's next request
-		 * is applied after it, and other participants wait until it is applied.
+		 * which mutual exclusion does not need more than: this session's next request is
+		 * applied after it, and other participants wait until it is applied.
 		 */
 		private Duration releaseTimeout = Duration.ZERO;
 
