@@ -60,6 +60,11 @@ import dev.zklock.core.ZkLockRegistry;
  * instead of skipping the task silently.
  *
  * <p>
+ * An unlock returns once ZooKeeper has applied the delete of the lock's node (unlike
+ * {@link ZkLockRegistry}'s own releases, which return once it is sent), so that another
+ * node may take the lock right after, as ShedLock's contract says.
+ *
+ * <p>
  * Closing the provider releases the leases that only wait for their
  * {@code lockAtLeastFor} at once: the application is stopping, and its ZooKeeper session
  * ends with it anyway.
@@ -75,6 +80,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	 * years.
 	 */
 	private static final long MAX_NANOS = Long.MAX_VALUE / 2;
+
+	/** The longest an unlock waits for ZooKeeper to confirm the delete. */
+	private static final Duration RELEASE_CONFIRMATION = Duration.ofSeconds(5);
 
 	private final ZkLockRegistry registry;
 
@@ -278,6 +286,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 				}
 			}
 			this.lease.release();
+			awaitReleased();
 		}
 
 		/**
@@ -316,6 +325,24 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 			}
 		}
 
+	}
+
+	/**
+	 * Wait, while connected, until ZooKeeper has applied the delete of a released lease.
+	 * A zk-lock release returns once the delete is sent; ShedLock's contract is that
+	 * another node may lock right after an unlock returns, and that node's one attempt
+	 * would still find the node if its create overtook the delete.
+	 */
+	private void awaitReleased() {
+		if (!this.registry.getClient().getZookeeperClient().isConnected()) {
+			return;
+		}
+		try {
+			this.registry.awaitReleased(RELEASE_CONFIRMATION);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**
