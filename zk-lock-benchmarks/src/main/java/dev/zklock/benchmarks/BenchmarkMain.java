@@ -59,6 +59,10 @@ public final class BenchmarkMain {
 			Map<String, Double> jmh = scenarios.contains("4") ? jmh(zk, smoke, report) : Map.of();
 			goals(report, contention, big, latency, multi, jmh);
 		}
+		if (!report.hasFailures()) {
+			// Worker logs are kept only to explain a failure
+			ZooKeeperProcess.deleteRecursively(work);
+		}
 		String machine = Runtime.getRuntime().availableProcessors() + " cores, "
 				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name")
 				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "

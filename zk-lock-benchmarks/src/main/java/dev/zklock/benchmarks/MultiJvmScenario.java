@@ -52,15 +52,18 @@ final class MultiJvmScenario {
 	 * @param keys key counts
 	 * @param cellSeconds measured time per cell
 	 * @param workMicros busy spin while holding
+	 * @param smoke whether the workers start with C1 only: a smoke cell is too short for
+	 * C2 to pay off, and on a loaded CI machine starting the workers is most of its time
 	 */
-	record Sizes(List<Integer> jvms, int threads, List<Integer> keys, double cellSeconds, long workMicros) {
+	record Sizes(List<Integer> jvms, int threads, List<Integer> keys, double cellSeconds, long workMicros,
+			boolean smoke) {
 
 		static Sizes of(boolean smoke) {
 			return new Sizes(ints(property("bench.jvms", smoke ? "1,2" : "1,2,4")),
 					Integer.parseInt(property("bench.threads", smoke ? "2" : "8")),
 					ints(property("bench.keys", smoke ? "1,4" : "1,64")),
 					Double.parseDouble(property("bench.cellSeconds", smoke ? "1.5" : "10")),
-					Long.parseLong(property("bench.workMicros", "50")));
+					Long.parseLong(property("bench.workMicros", "50")), smoke);
 		}
 
 		private static String property(String name, String fallback) {
@@ -101,8 +104,10 @@ final class MultiJvmScenario {
 				"share per JVM", "violations");
 		report.table(PER_JVM_TITLE, "run", "grants per JVM", "p99 wait per JVM (ms)", "server per JVM");
 		Map<Cell, CellResult> results = new LinkedHashMap<>();
+		long began = System.nanoTime();
 		try (ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble()) {
-			System.out.println("ZooKeeper ensemble " + ensemble.connectString() + " " + ensemble.modes());
+			System.out.println("ZooKeeper ensemble " + ensemble.connectString() + " " + ensemble.modes()
+					+ ", formed after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms");
 			for (int jvms : sizes.jvms()) {
 				for (int keys : sizes.keys()) {
 					for (String implementation : IMPLEMENTATIONS) {
@@ -124,6 +129,7 @@ final class MultiJvmScenario {
 		String name = cell.implementation() + "-" + cell.jvms() + "x" + sizes.threads() + "-" + cell.keys() + "keys";
 		List<Path> outputs = new ArrayList<>();
 		List<Process> workers = new ArrayList<>();
+		long launched = System.nanoTime();
 		try {
 			for (int j = 0; j < cell.jvms(); j++) {
 				Path out = workDir.resolve(name + "-jvm" + j + ".csv");
@@ -136,9 +142,12 @@ final class MultiJvmScenario {
 						+ workDir.resolve(name + "-jvm*.csv.log"));
 				return null;
 			}
+			// Printed, not reported: on a busy machine the start-up is most of a smoke
+			// run
+			System.out.println("  " + label + ": workers ready after "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launched) + " ms");
 			// nanoTime is one clock for every process of the machine; the margin lets
-			// every
-			// worker read the line before the start
+			// every worker read the line before the start
 			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
 			long end = start + (long) (sizes.cellSeconds() * 1e9);
 			for (Process worker : workers) {
@@ -168,12 +177,18 @@ final class MultiJvmScenario {
 
 	private static Process start(ZooKeeperEnsemble ensemble, Cell cell, Sizes sizes, int j, Path out)
 			throws IOException {
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				MultiJvmWorker.class.getName(), cell.implementation(), ensemble.connectString(),
-				Integer.toString(cell.keys()), Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()),
-				"jvm" + j, out.toString())
-			.redirectErrorStream(true)
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		// A small heap that allocates little: the serial collector, no collector threads
+		// to compete with the workers' on a small machine
+		command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC"));
+		if (sizes.smoke()) {
+			command.add("-XX:TieredStopAtLevel=1");
+		}
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), MultiJvmWorker.class.getName(),
+				cell.implementation(), ensemble.connectString(), Integer.toString(cell.keys()),
+				Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()), "jvm" + j, out.toString()));
+		return new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(Path.of(out + ".log").toFile())
 			.start();
 	}

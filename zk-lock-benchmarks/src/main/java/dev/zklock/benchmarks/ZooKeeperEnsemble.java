@@ -78,6 +78,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		this.servers.forEach(ZooKeeperProcess::stop);
 		this.servers.forEach(ZooKeeperProcess::close);
 		ZooKeeperProcess.deleteRecursively(this.root);
 	}

@@ -164,6 +164,14 @@ final class ZooKeeperProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Ask the server to stop (SIGTERM) without waiting, so that an ensemble's servers
+	 * stop together.
+	 */
+	void stop() {
+		this.process.destroy();
+	}
+
+	/**
 	 * Kill the server (SIGTERM, then SIGKILL after 10 s) and delete its directory; never
 	 * throws, so that closing one server of an ensemble cannot skip the others.
 	 */
