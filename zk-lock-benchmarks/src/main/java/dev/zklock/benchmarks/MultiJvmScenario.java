@@ -142,8 +142,7 @@ final class MultiJvmScenario {
 						+ workDir.resolve(name + "-jvm*.csv.log"));
 				return null;
 			}
-			// Printed, not reported: on a busy machine the start-up is most of a smoke
-			// run
+			// Printed, not reported: on a busy machine this is most of a smoke run
 			System.out.println("  " + label + ": workers ready after "
 					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launched) + " ms");
 			// nanoTime is one clock for every process of the machine; the margin lets
@@ -155,7 +154,7 @@ final class MultiJvmScenario {
 				in.write((start + " " + end + "\n").getBytes(StandardCharsets.US_ASCII));
 				in.flush();
 			}
-			awaitExit(workers, outputs, label, report);
+			awaitExit(workers, outputs, end, label, report);
 			CellResult result = CellResult.read(outputs, start, end);
 			report(ensemble, cell, label, servers, result, report);
 			return result;
@@ -214,9 +213,9 @@ final class MultiJvmScenario {
 		return servers;
 	}
 
-	private static void awaitExit(List<Process> workers, List<Path> outputs, String label, Report report)
+	private static void awaitExit(List<Process> workers, List<Path> outputs, long end, String label, Report report)
 			throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
+		long deadline = end + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
 		for (int j = 0; j < workers.size(); j++) {
 			Process worker = workers.get(j);
 			long left = Math.max(1, deadline - System.nanoTime());
