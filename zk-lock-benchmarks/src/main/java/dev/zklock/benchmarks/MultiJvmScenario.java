@@ -1,128 +1,259 @@
 package dev.zklock.benchmarks;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * Scenario 3: J JVMs × T threads on 1 key and on 64 keys for a fixed time. Throughput,
- * p50 and p99 wait, each JVM's share of grants, and violations (overlapping holds of a
- * key).
+ * Scenario 3: J worker JVMs × T threads × K keys on a real three-server ensemble, for a
+ * fixed time per cell. In each cell the raw write floor, Curator and zk-lock run in turn,
+ * each in fresh JVMs, so no run inherits another's JIT, connections or nodes. Grants per
+ * second, p50/p99/max wait, each JVM's share of grants and violations (overlapping holds
+ * of a key) per cell, and per JVM its grants, p99 wait and the server it talked to (the
+ * leader's clients skip a network hop, which shows in their share).
  */
 final class MultiJvmScenario {
 
-	static final String TITLE = "Scenario 3: J JVMs × T threads, fixed duration";
+	static final String TITLE = "Scenario 3: J JVMs × T threads × K keys on a 3-server ensemble, fixed duration";
+
+	static final String PER_JVM_TITLE = "Scenario 3, per JVM (for diagnosis)";
+
+	/**
+	 * Run order in a cell: the floor first, then the baseline, then zk-lock.
+	 */
+	static final List<String> IMPLEMENTATIONS = List.of("raw", "curator", "zklock");
+
+	private static final long READY_TIMEOUT_MS = 60_000;
+
+	/**
+	 * A worker gives up 60 s after the end; the harness kills it 30 s after that.
+	 */
+	private static final long EXIT_TIMEOUT_MS = 90_000;
 
 	private MultiJvmScenario() {
 	}
 
 	/**
-	 * Result of one run.
+	 * The sizes, from {@code bench.jvms}, {@code bench.threads}, {@code bench.keys},
+	 * {@code bench.cellSeconds} and {@code bench.workMicros}, by default those of the
+	 * mode.
 	 *
-	 * @param throughput grants per second
-	 * @param shares each JVM's share of the grants
+	 * @param jvms worker JVM counts
+	 * @param threads threads per worker JVM
+	 * @param keys key counts
+	 * @param cellSeconds measured time per cell
+	 * @param workMicros busy spin while holding
+	 * @param smoke whether the workers start with C1 only: a smoke cell is too short for
+	 * C2 to pay off, and on a loaded CI machine starting the workers is most of its time
 	 */
-	record Run(double throughput, List<Double> shares) {
+	record Sizes(List<Integer> jvms, int threads, List<Integer> keys, double cellSeconds, long workMicros,
+			boolean smoke) {
+
+		static Sizes of(boolean smoke) {
+			return new Sizes(ints(property("bench.jvms", smoke ? "1,2" : "1,2,4")),
+					Integer.parseInt(property("bench.threads", smoke ? "2" : "8")),
+					ints(property("bench.keys", smoke ? "1,4" : "1,64")),
+					Double.parseDouble(property("bench.cellSeconds", smoke ? "1.5" : "10")),
+					Long.parseLong(property("bench.workMicros", "50")), smoke);
+		}
+
+		private static String property(String name, String fallback) {
+			// The exec plugin passes every property, empty when not set
+			String value = System.getProperty(name, "");
+			return value.isBlank() ? fallback : value.trim();
+		}
+
+		private static List<Integer> ints(String list) {
+			return List.of(list.split(",")).stream().map(String::trim).map(Integer::valueOf).toList();
+		}
+
 	}
 
-	static Map<String, Run> run(ExternalZooKeeper zk, List<Integer> jvmCounts, List<Integer> keyCounts, int threads,
-			long durationMs, Path workDir, Report report) throws Exception {
-		report.table(TITLE, "run", "grants/s", "p50 wait (ms)", "p99 wait (ms)", "share per JVM", "violations");
-		Map<String, Run> results = new HashMap<>();
-		List<String[]> runs = new ArrayList<>();
-		for (int jvms : jvmCounts) {
-			for (int keys : keyCounts) {
-				runs.add(new String[] { "zklock", Integer.toString(jvms), Integer.toString(keys) });
-			}
+	/**
+	 * One implementation in one cell.
+	 *
+	 * @param implementation {@code raw}, {@code curator} or {@code zklock}
+	 * @param jvms worker JVMs
+	 * @param keys keys
+	 */
+	record Cell(String implementation, int jvms, int keys) {
+
+		String label(int threads) {
+			String name = switch (this.implementation) {
+				case "raw" -> "raw floor (create + delete)";
+				case "curator" -> "Curator InterProcessMutex";
+				default -> "zk-lock engine (ZkLock)";
+			};
+			return name + ", " + this.jvms + ((this.jvms == 1) ? " JVM" : " JVMs") + " × " + threads + " threads, "
+					+ this.keys + ((this.keys == 1) ? " key" : " keys");
 		}
-		runs.add(new String[] { "curator", Integer.toString(jvmCounts.get(0)), "1" });
-		for (String[] spec : runs) {
-			String label = (spec[0].equals("zklock") ? "zk-lock" : "Curator, mutex per thread") + ", " + spec[1]
-					+ " JVMs × " + threads + " threads, " + spec[2] + (spec[2].equals("1") ? " key" : " keys");
-			Run run = runOnce(zk, spec[0], Integer.parseInt(spec[1]), Integer.parseInt(spec[2]), threads, durationMs,
-					workDir, label, report);
-			results.put(spec[0] + ":" + spec[1] + ":" + spec[2], run);
+
+	}
+
+	static Map<Cell, CellResult> run(Sizes sizes, Path workDir, Report report) throws Exception {
+		report.table(TITLE, "run", "grants/s (raw: pairs/s)", "p50 wait (ms)", "p99 wait (ms)", "max wait (ms)",
+				"share per JVM", "violations");
+		report.table(PER_JVM_TITLE, "run", "grants per JVM", "p99 wait per JVM (ms)", "server per JVM");
+		Map<Cell, CellResult> results = new LinkedHashMap<>();
+		long began = System.nanoTime();
+		try (ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble()) {
+			System.out.println("ZooKeeper ensemble " + ensemble.connectString() + " " + ensemble.modes()
+					+ ", formed after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms");
+			for (int jvms : sizes.jvms()) {
+				for (int keys : sizes.keys()) {
+					for (String implementation : IMPLEMENTATIONS) {
+						Cell cell = new Cell(implementation, jvms, keys);
+						CellResult result = runCell(ensemble, cell, sizes, workDir, report);
+						if (result != null) {
+							results.put(cell, result);
+						}
+					}
+				}
+			}
 		}
 		return results;
 	}
 
-	private static Run runOnce(ExternalZooKeeper zk, String implementation, int jvms, int keys, int threads,
-			long durationMs, Path workDir, String label, Report report) throws Exception {
-		long startAt = System.currentTimeMillis() + 4_000;
-		List<Process> processes = new ArrayList<>();
+	private static @Nullable CellResult runCell(ZooKeeperEnsemble ensemble, Cell cell, Sizes sizes, Path workDir,
+			Report report) throws Exception {
+		String label = cell.label(sizes.threads());
+		String name = cell.implementation() + "-" + cell.jvms() + "x" + sizes.threads() + "-" + cell.keys() + "keys";
 		List<Path> outputs = new ArrayList<>();
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		for (int j = 0; j < jvms; j++) {
-			Path out = workDir.resolve(implementation + "-" + jvms + "-" + keys + "-jvm" + j + ".csv");
-			outputs.add(out);
-			processes.add(new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-					MultiJvmWorker.class.getName(), implementation, zk.connectString(), Integer.toString(keys),
-					Integer.toString(threads), Long.toString(startAt), Long.toString(durationMs), "jvm" + j,
-					out.toString())
-				.redirectErrorStream(true)
-				.redirectOutput(workDir.resolve(out.getFileName() + ".log").toFile())
-				.start());
+		List<Process> workers = new ArrayList<>();
+		long launched = System.nanoTime();
+		try {
+			for (int j = 0; j < cell.jvms(); j++) {
+				Path out = workDir.resolve(name + "-jvm" + j + ".csv");
+				outputs.add(out);
+				workers.add(start(ensemble, cell, sizes, j, out));
+			}
+			List<String> servers = awaitReady(workers, outputs);
+			if (servers == null) {
+				report.failure(label + ": worker JVMs not ready within " + READY_TIMEOUT_MS / 1000 + " s; see "
+						+ workDir.resolve(name + "-jvm*.csv.log"));
+				return null;
+			}
+			// Printed, not reported: on a busy machine this is most of a smoke run
+			System.out.println("  " + label + ": workers ready after "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launched) + " ms");
+			// nanoTime is one clock for every process of the machine; the margin lets
+			// every worker read the line before the start
+			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+			long end = start + (long) (sizes.cellSeconds() * 1e9);
+			for (Process worker : workers) {
+				OutputStream in = worker.getOutputStream();
+				in.write((start + " " + end + "\n").getBytes(StandardCharsets.US_ASCII));
+				in.flush();
+			}
+			awaitExit(workers, outputs, end, label, report);
+			CellResult result = CellResult.read(outputs, start, end);
+			report(ensemble, cell, label, servers, result, report);
+			return result;
 		}
-		for (Process process : processes) {
-			if (!process.waitFor(durationMs + 120_000, TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
-				process.destroyForcibly();
-				report.failure(label + ": a worker JVM failed or hung");
+		catch (IOException ex) {
+			report.failure(label + ": " + ex);
+			return null;
+		}
+		finally {
+			for (Process worker : workers) {
+				worker.destroyForcibly();
+			}
+			for (Path output : outputs) {
+				Files.deleteIfExists(output);
+				Files.deleteIfExists(Path.of(output + ".ready"));
 			}
 		}
-		Map<String, List<long[]>> byKey = new HashMap<>();
-		List<Long> waits = new ArrayList<>();
-		Map<String, Integer> perJvm = new TreeMap<>();
-		int grants = 0;
-		for (Path output : outputs) {
-			if (!Files.exists(output)) {
-				continue;
-			}
-			for (String line : Files.readAllLines(output)) {
-				String[] parts = line.split(",");
-				long requested = Long.parseLong(parts[1]);
-				long entered = Long.parseLong(parts[2]);
-				long exited = Long.parseLong(parts[3]);
-				byKey.computeIfAbsent(parts[0], (k) -> new ArrayList<>()).add(new long[] { entered, exited });
-				waits.add(entered - requested);
-				perJvm.merge(parts[4], 1, Integer::sum);
-				grants++;
-			}
-		}
-		int violations = 0;
-		for (List<long[]> intervals : byKey.values()) {
-			intervals.sort(Comparator.comparingLong((long[] interval) -> interval[0]));
-			for (int i = 1; i < intervals.size(); i++) {
-				if (intervals.get(i)[0] < intervals.get(i - 1)[1]) {
-					violations++;
-				}
-			}
-		}
-		if (violations > 0) {
-			report.failure(label + ": " + violations + " overlapping holds");
-		}
-		waits.sort(Long::compare);
-		double throughput = grants * 1000.0 / durationMs;
-		List<Double> shares = new ArrayList<>();
-		int total = grants;
-		perJvm.values().forEach((count) -> shares.add(total == 0 ? 0 : count / (double) total));
-		report.row(TITLE, label, Report.fixed(throughput, 0), percentile(waits, 0.50), percentile(waits, 0.99),
-				String.join(" / ", shares.stream().map((share) -> Report.fixed(share * 100, 0) + " %").toList()),
-				Integer.toString(violations));
-		return new Run(throughput, shares);
 	}
 
-	private static String percentile(List<Long> sorted, double quantile) {
-		if (sorted.isEmpty()) {
-			return "–";
+	private static Process start(ZooKeeperEnsemble ensemble, Cell cell, Sizes sizes, int j, Path out)
+			throws IOException {
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		// A small heap that allocates little: the serial collector, no collector threads
+		// to compete with the workers' on a small machine
+		command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC"));
+		if (sizes.smoke()) {
+			command.add("-XX:TieredStopAtLevel=1");
 		}
-		int index = (int) Math.min(sorted.size() - 1, Math.ceil(quantile * sorted.size()) - 1);
-		return Report.fixed(sorted.get(Math.max(0, index)) / 1_000_000.0, 2);
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), MultiJvmWorker.class.getName(),
+				cell.implementation(), ensemble.connectString(), Integer.toString(cell.keys()),
+				Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()), "jvm" + j, out.toString()));
+		return new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(Path.of(out + ".log").toFile())
+			.start();
+	}
+
+	/**
+	 * Wait for each worker's ready file; return the client port of the server each talks
+	 * to, or null if one died or did not get ready in time.
+	 */
+	private static @Nullable List<String> awaitReady(List<Process> workers, List<Path> outputs)
+			throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
+		List<Path> ready = outputs.stream().map((out) -> Path.of(out + ".ready")).toList();
+		while (!ready.stream().allMatch(Files::exists)) {
+			if (System.nanoTime() > deadline || workers.stream().anyMatch((worker) -> !worker.isAlive())) {
+				return null;
+			}
+			Thread.sleep(20);
+		}
+		List<String> servers = new ArrayList<>();
+		for (Path file : ready) {
+			servers.add(Files.readString(file).trim());
+		}
+		return servers;
+	}
+
+	private static void awaitExit(List<Process> workers, List<Path> outputs, long end, String label, Report report)
+			throws InterruptedException {
+		long deadline = end + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
+		for (int j = 0; j < workers.size(); j++) {
+			Process worker = workers.get(j);
+			long left = Math.max(1, deadline - System.nanoTime());
+			if (!worker.waitFor(left, TimeUnit.NANOSECONDS)) {
+				worker.destroyForcibly();
+				report.failure(label + ": worker jvm" + j + " hung and was killed; see " + outputs.get(j) + ".log");
+			}
+			else if (worker.exitValue() != 0) {
+				report.failure(label + ": worker jvm" + j + " failed (exit " + worker.exitValue() + "); see "
+						+ outputs.get(j) + ".log");
+			}
+		}
+	}
+
+	private static void report(ZooKeeperEnsemble ensemble, Cell cell, String label, List<String> servers,
+			CellResult result, Report report) {
+		boolean raw = cell.implementation().equals("raw");
+		if (!raw && result.violations() > 0) {
+			report.failure(label + ": " + result.violations() + " overlapping holds");
+		}
+		report.row(TITLE, label, Report.fixed(result.throughput(), 0), CellResult.ms(result.p50()),
+				CellResult.ms(result.p99()), CellResult.ms(result.max()), CellResult.percents(result.shares()),
+				raw ? "not checked" : Integer.toString(result.violations()));
+		Map<Integer, String> modes = ensemble.modes();
+		List<String> roles = servers.stream().map((port) -> role(modes, port)).toList();
+		report.row(PER_JVM_TITLE, label,
+				CellResult.joined(result.grantsPerJvm().stream().map(String::valueOf).toList()),
+				CellResult.joined(result.p99PerJvm().stream().map(CellResult::ms).toList()), CellResult.joined(roles));
+	}
+
+	private static String role(Map<Integer, String> modes, String port) {
+		try {
+			String mode = modes.getOrDefault(Integer.parseInt(port), "?");
+			return (mode.equals("leader") ? "L" : mode.equals("follower") ? "F" : "?") + " :" + port;
+		}
+		catch (NumberFormatException ex) {
+			return "?";
+		}
 	}
 
 }

@@ -1,6 +1,7 @@
 /**
  * Benchmarks of zk-lock against plain Curator, Spring Integration's lock registry and
- * hand-written ZooKeeper locks, all against one standalone ZooKeeper in its own JVM. Run
+ * hand-written ZooKeeper locks, against a standalone ZooKeeper in its own JVM and, for
+ * the multi-JVM scenario, a three-server ensemble. Run
  * {@link dev.zklock.benchmarks.BenchmarkMain}.
  */
 @NullMarked

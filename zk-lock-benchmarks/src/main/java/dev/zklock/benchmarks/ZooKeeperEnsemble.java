@@ -1,0 +1,86 @@
+package dev.zklock.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * A real three-server ZooKeeper ensemble ({@code QuorumPeerMain}, each server in its own
+ * JVM, loopback, fsync on), for scenario 3: with a quorum every write is a proposal the
+ * leader must have acknowledged by a follower before it commits, and clients connect to
+ * different servers, as in production, where a single standalone server would flatter
+ * every recipe alike.
+ */
+final class ZooKeeperEnsemble implements AutoCloseable {
+
+	static final int SIZE = 3;
+
+	private final Path root;
+
+	private final List<ZooKeeperProcess> servers = new ArrayList<>();
+
+	ZooKeeperEnsemble() throws Exception {
+		this.root = Files.createTempDirectory("zk-lock-bench-ensemble");
+		List<Integer> clientPorts = new ArrayList<>();
+		List<String> peers = new ArrayList<>();
+		for (int id = 1; id <= SIZE; id++) {
+			clientPorts.add(ZooKeeperProcess.freePort());
+			peers.add("server." + id + "=127.0.0.1:" + ZooKeeperProcess.freePort() + ":" + ZooKeeperProcess.freePort());
+		}
+		try {
+			for (int id = 1; id <= SIZE; id++) {
+				this.servers.add(ZooKeeperProcess.quorumPeer(this.root.resolve("server" + id), id,
+						clientPorts.get(id - 1), peers, "384m"));
+			}
+			ZooKeeperProcess.awaitAll(this.servers, Duration.ofSeconds(60), "elect a leader with every server serving",
+					ZooKeeperEnsemble::formed);
+		}
+		catch (IOException | RuntimeException | InterruptedException ex) {
+			close();
+			throw ex;
+		}
+	}
+
+	private static boolean formed(List<ZooKeeperProcess> servers) {
+		List<String> modes = servers.stream().map(ZooKeeperProcess::mode).map(String::valueOf).toList();
+		return modes.stream().allMatch((mode) -> mode.equals("leader") || mode.equals("follower"))
+				&& modes.stream().filter("leader"::equals).count() == 1;
+	}
+
+	/**
+	 * Every server, as ZooKeeper's client expects: it picks one at random.
+	 */
+	String connectString() {
+		return this.servers.stream().map(ZooKeeperProcess::address).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Each server's mode ({@code leader}, {@code follower}, or {@code ?} if it does not
+	 * answer) by client port.
+	 */
+	Map<Integer, String> modes() {
+		Map<Integer, String> modes = new HashMap<>();
+		for (ZooKeeperProcess server : this.servers) {
+			modes.put(server.clientPort(), Objects.requireNonNullElse(server.mode(), "?"));
+		}
+		return modes;
+	}
+
+	/**
+	 * Kill every server and delete their directories.
+	 */
+	@Override
+	public void close() {
+		this.servers.forEach(ZooKeeperProcess::stop);
+		this.servers.forEach(ZooKeeperProcess::close);
+		ZooKeeperProcess.deleteRecursively(this.root);
+	}
+
+}
