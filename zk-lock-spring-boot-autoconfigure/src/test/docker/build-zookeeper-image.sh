@@ -148,6 +148,7 @@ EOF
 
 # 4. Import it as an image. /dev and /proc are the runtime's to fill.
 log "importing the image as ${tags[0]}"
+previous="$(docker image inspect --format '{{.Id}}' "${tags[0]}" 2>/dev/null || true)"
 tar -C "$rootfs" --numeric-owner --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' -cf - . \
 	| docker import \
 		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
@@ -159,6 +160,11 @@ tar -C "$rootfs" --numeric-owner --exclude='./dev/*' --exclude='./proc/*' --excl
 for tag in "${tags[@]:1}"; do
 	docker tag "${tags[0]}" "$tag"
 done
+image="$(docker image inspect --format '{{.Id}}' "${tags[0]}")"
+# A re-run leaves the previous build untagged: remove it, unless a container still uses it
+if [ -n "$previous" ] && [ "$previous" != "$image" ]; then
+	docker rmi "$previous" >/dev/null 2>&1 || true
+fi
 
 # 5. Check that it serves ZooKeeper on a published port
 log "checking that the image answers ruok"
@@ -180,4 +186,4 @@ fi
 if [ "${ZK_IMAGE_KEEP:-false}" != "true" ]; then
 	rm -rf "$work"
 fi
-log "built $(docker image inspect --format '{{.Id}}' "${tags[0]}"), tagged ${tags[*]}"
+log "built $image, tagged ${tags[*]}"
