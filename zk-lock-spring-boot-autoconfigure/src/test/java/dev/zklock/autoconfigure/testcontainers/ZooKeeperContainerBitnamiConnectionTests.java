@@ -14,9 +14,8 @@ class ZooKeeperContainerBitnamiConnectionTests extends AbstractZooKeeperContaine
 	// Bitnami's image refuses to start without authentication unless told otherwise
 	@Container
 	@ServiceConnection
-	static final GenericContainer<?> zookeeper = new GenericContainer<>("bitnami/zookeeper:3.9")
-		.withEnv("ALLOW_ANONYMOUS_LOGIN", "yes")
-		.withExposedPorts(2181);
+	static final GenericContainer<?> zookeeper = ZooKeeperContainers.zooKeeper("bitnami/zookeeper:3.9")
+		.withEnv("ALLOW_ANONYMOUS_LOGIN", "yes");
 
 	@Override
 	GenericContainer<?> container() {

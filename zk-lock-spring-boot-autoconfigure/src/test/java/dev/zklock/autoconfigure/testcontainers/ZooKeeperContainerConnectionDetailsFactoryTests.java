@@ -12,7 +12,7 @@ class ZooKeeperContainerConnectionDetailsFactoryTests extends AbstractZooKeeperC
 
 	@Container
 	@ServiceConnection
-	static final GenericContainer<?> zookeeper = new GenericContainer<>("zookeeper:3.9").withExposedPorts(2181);
+	static final GenericContainer<?> zookeeper = ZooKeeperContainers.zooKeeper("zookeeper:3.9");
 
 	@Override
 	GenericContainer<?> container() {

@@ -53,7 +53,7 @@ class ZooKeeperContainerDistributedLockApplicationTests {
 
 	@Container
 	@ServiceConnection
-	static final GenericContainer<?> zookeeper = new GenericContainer<>("zookeeper:3.9").withExposedPorts(2181);
+	static final GenericContainer<?> zookeeper = ZooKeeperContainers.zooKeeper("zookeeper:3.9");
 
 	@Autowired
 	Reports reports;

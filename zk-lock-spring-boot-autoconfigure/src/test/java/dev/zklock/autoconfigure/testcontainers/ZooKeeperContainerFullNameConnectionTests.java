@@ -14,8 +14,7 @@ class ZooKeeperContainerFullNameConnectionTests extends AbstractZooKeeperContain
 
 	@Container
 	@ServiceConnection
-	static final GenericContainer<?> zookeeper = new GenericContainer<>("docker.io/library/zookeeper:3.9")
-		.withExposedPorts(2181);
+	static final GenericContainer<?> zookeeper = ZooKeeperContainers.zooKeeper("docker.io/library/zookeeper:3.9");
 
 	@Override
 	GenericContainer<?> container() {
