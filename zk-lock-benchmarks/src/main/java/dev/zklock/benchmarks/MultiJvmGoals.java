@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -65,6 +67,16 @@ final class MultiJvmGoals {
 	}
 
 	private void versusCurator(String description, SortedSet<Integer> keyCounts, double factor) {
+		againstCurator(description, keyCounts, (ours, curator) -> ours.throughput() >= factor * curator.throughput(),
+				(ours, curator) -> Report.fixed(ours.throughput(), 0) + " vs " + Report.fixed(curator.throughput(), 0)
+						+ " (" + ratio(ours, curator) + "×)");
+	}
+
+	/**
+	 * One goal met when zk-lock's cell compares well with Curator's in every cell.
+	 */
+	private void againstCurator(String description, SortedSet<Integer> keyCounts,
+			BiPredicate<CellResult, CellResult> meets, BiFunction<CellResult, CellResult, String> detail) {
 		List<String> details = new ArrayList<>();
 		boolean met = true;
 		for (int j : this.jvms) {
@@ -76,9 +88,8 @@ final class MultiJvmGoals {
 					details.add(cell(j, k) + " not measured");
 					continue;
 				}
-				met &= ours.throughput() >= factor * curator.throughput();
-				details.add(cell(j, k) + " " + Report.fixed(ours.throughput(), 0) + " vs "
-						+ Report.fixed(curator.throughput(), 0) + " (" + ratio(ours, curator) + "×)");
+				met &= meets.test(ours, curator);
+				details.add(cell(j, k) + " " + detail.apply(ours, curator));
 			}
 		}
 		this.report.goal(description, met, String.join("; ", details));
@@ -100,23 +111,9 @@ final class MultiJvmGoals {
 	}
 
 	private void p99() {
-		List<String> details = new ArrayList<>();
-		boolean met = true;
-		for (int j : this.jvms) {
-			for (int k : this.keys) {
-				CellResult ours = get("zklock", j, k);
-				CellResult curator = get("curator", j, k);
-				if (ours == null || curator == null) {
-					met = false;
-					details.add(cell(j, k) + " not measured");
-					continue;
-				}
-				met &= ours.p99() <= curator.p99();
-				details
-					.add(cell(j, k) + " " + CellResult.ms(ours.p99()) + " vs " + CellResult.ms(curator.p99()) + " ms");
-			}
-		}
-		this.report.goal("S3: zk-lock p99 wait ≤ Curator's p99 wait in every cell", met, String.join("; ", details));
+		againstCurator("S3: zk-lock p99 wait ≤ Curator's p99 wait in every cell", this.keys,
+				(ours, curator) -> ours.p99() <= curator.p99(),
+				(ours, curator) -> CellResult.ms(ours.p99()) + " vs " + CellResult.ms(curator.p99()) + " ms");
 	}
 
 	private @Nullable CellResult get(String implementation, int jvms, int keys) {
