@@ -1,5 +1,6 @@
 package dev.zklock.aop;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -81,6 +82,17 @@ class ReadWriteLockingTests {
 		return context;
 	}
 
+	/**
+	 * Wait until ZooKeeper has applied every release of every application so far: a
+	 * release returns once its delete is sent, and a one-attempt call in another
+	 * application right after it could still find the node.
+	 */
+	private void releasesApplied() throws InterruptedException {
+		for (AnnotationConfigApplicationContext context : this.contexts) {
+			assertThat(context.getBean(ZkLockRegistry.class).awaitReleased(Duration.ofSeconds(10))).isTrue();
+		}
+	}
+
 	@Test
 	void readersOfOneBeanRunTogether() throws Exception {
 		AnnotationConfigApplicationContext context = start();
@@ -144,6 +156,7 @@ class ReadWriteLockingTests {
 		leave.countDown();
 		assertThat(writer.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("wrote c-1");
 		assertThat(waitingReader.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("read c-1");
+		releasesApplied();
 		assertThat(elsewhere.tryWrite("c-1")).isEqualTo("wrote c-1");
 	}
 
@@ -162,6 +175,7 @@ class ReadWriteLockingTests {
 		assertBusy(() -> elsewhere.tryWrite("c-2"), LockAcquisitionException.Reason.HELD_REMOTELY);
 		leave.countDown();
 		assertThat(reader.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("read c-2");
+		releasesApplied();
 		assertThat(elsewhere.tryWrite("c-2")).isEqualTo("wrote c-2");
 	}
 
@@ -226,6 +240,7 @@ class ReadWriteLockingTests {
 			.withMessageContaining("upgrading would wait for ever");
 		assertThat(catalog.calls()).hasValue(1);
 		// The read was given back on the way out: a writer elsewhere gets in at once
+		releasesApplied();
 		assertThat(elsewhere.tryWrite("c-4")).isEqualTo("wrote c-4");
 		assertThat(this.outcomes).contains("Catalog.readThenWrite:read:acquired", "Catalog.write:write:error");
 	}
@@ -255,6 +270,7 @@ class ReadWriteLockingTests {
 		assertThat(readerInside.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
 		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> here.tryWriteBoth("a", "b"))
 			.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("catalog:b"));
+		releasesApplied();
 		assertThat(elsewhere.tryWrite("a")).isEqualTo("wrote a");
 		readerLeaves.countDown();
 		assertThat(reader.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("read b");
