@@ -23,12 +23,16 @@ import org.apache.zookeeper.data.ACL;
  * the lock node before it leaves the delete to the background; {@link Duration#ZERO} by
  * default: the release returns once the delete is sent (see
  * {@link ZkLockRegistry#awaitReleased(Duration)} to wait where needed)
+ * @param linger how long an exclusive lock's node is kept after the last local holder
+ * released it, while no other participant queues for the key, so that this JVM's next
+ * acquisition of the key costs no request; {@link Duration#ZERO} (off) by default. The
+ * node is deleted at once when another participant joins the queue
  * @param acl the ACL of the nodes the engine creates; open by default, creator-only
  * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
  * @author zk-lock
  */
 public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalHandoffs, LostLockPolicy lostLockPolicy,
-		Duration releaseTimeout, List<ACL> acl) {
+		Duration releaseTimeout, Duration linger, List<ACL> acl) {
 
 	/**
 	 * The default root path.
@@ -42,6 +46,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 * @param maxLocalHandoffs the hand-off bound
 	 * @param lostLockPolicy the lost-lock policy
 	 * @param releaseTimeout the release timeout
+	 * @param linger the linger
 	 * @param acl the ACL of created nodes
 	 */
 	public ZkLockOptions {
@@ -54,6 +59,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 		Objects.requireNonNull(defaultWait, "defaultWait must not be null");
 		Objects.requireNonNull(lostLockPolicy, "lostLockPolicy must not be null");
 		Objects.requireNonNull(releaseTimeout, "releaseTimeout must not be null");
+		Objects.requireNonNull(linger, "linger must not be null");
 		LockPaths.validateRootPath(rootPath);
 		if (defaultWait.isNegative()) {
 			throw new IllegalArgumentException("defaultWait must not be negative, but was " + defaultWait);
@@ -64,6 +70,9 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 		if (releaseTimeout.isNegative()) {
 			throw new IllegalArgumentException("releaseTimeout must not be negative, but was " + releaseTimeout);
 		}
+		if (linger.isNegative()) {
+			throw new IllegalArgumentException("linger must not be negative, but was " + linger);
+		}
 	}
 
 	/**
@@ -72,7 +81,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public static ZkLockOptions defaults() {
 		return new ZkLockOptions(DEFAULT_ROOT_PATH, Duration.ofSeconds(10), 8, LostLockPolicy.THROW, Duration.ZERO,
-				ZooDefs.Ids.OPEN_ACL_UNSAFE);
+				Duration.ZERO, ZooDefs.Ids.OPEN_ACL_UNSAFE);
 	}
 
 	/**
@@ -82,7 +91,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withRootPath(String rootPath) {
 		return new ZkLockOptions(rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.acl);
+				this.releaseTimeout, this.linger, this.acl);
 	}
 
 	/**
@@ -92,7 +101,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withDefaultWait(Duration defaultWait) {
 		return new ZkLockOptions(this.rootPath, defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.acl);
+				this.releaseTimeout, this.linger, this.acl);
 	}
 
 	/**
@@ -102,7 +111,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withMaxLocalHandoffs(int maxLocalHandoffs) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.acl);
+				this.releaseTimeout, this.linger, this.acl);
 	}
 
 	/**
@@ -112,7 +121,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withLostLockPolicy(LostLockPolicy lostLockPolicy) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, lostLockPolicy,
-				this.releaseTimeout, this.acl);
+				this.releaseTimeout, this.linger, this.acl);
 	}
 
 	/**
@@ -123,7 +132,18 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withReleaseTimeout(Duration releaseTimeout) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				releaseTimeout, this.acl);
+				releaseTimeout, this.linger, this.acl);
+	}
+
+	/**
+	 * Return a copy with another linger for exclusive locks.
+	 * @param linger how long a released node is kept while no other participant queues;
+	 * {@link Duration#ZERO} to delete it at once
+	 * @return the new options
+	 */
+	public ZkLockOptions withLinger(Duration linger) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, linger, this.acl);
 	}
 
 	/**
@@ -133,7 +153,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withAcl(List<ACL> acl) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, acl);
+				this.releaseTimeout, this.linger, acl);
 	}
 
 }
