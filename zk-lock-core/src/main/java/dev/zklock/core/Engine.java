@@ -45,6 +45,9 @@ final class Engine {
 
 	final SessionTracker sessions;
 
+	/** Keeps exclusive locks' released nodes for a while; null when off. */
+	private final @Nullable Linger linger;
+
 	private volatile boolean closed;
 
 	private final AtomicBoolean detached = new AtomicBoolean();
@@ -56,7 +59,10 @@ final class Engine {
 		this.revocations = new Revocations(this.ops);
 		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected);
 		this.revocations.watchWith(this.watches);
-		this.mutexes = new LockTable<>(LockEntry::new, this::retired);
+		this.linger = options.linger().isZero() ? null
+				: new Linger(options.linger(), this.reaper, this.ops::sessionId, this::retireIfIdle);
+		Linger lingerOfEntries = this.linger;
+		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries), this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
 		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);
@@ -170,8 +176,15 @@ final class Engine {
 		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty() && this.semaphores.isEmpty()
 				&& this.detached.compareAndSet(false, true)) {
 			this.sessions.detach();
+			if (this.linger != null) {
+				this.linger.close();
+			}
 			this.reaper.close();
 		}
+	}
+
+	private void retireIfIdle(LockEntry entry) {
+		this.mutexes.retireIfIdle(entry);
 	}
 
 	/**

@@ -18,6 +18,12 @@ import org.jspecify.annotations.Nullable;
  * it possibly the lease, to the head of the queue under the entry's mutex. So a waiter
  * that times out either was granted (and holds) or was never granted (and leaves the
  * queue); no lease can be left with nobody to release it.
+ *
+ * <p>
+ * With a {@link Linger}, the last local holder's release may keep the lease instead of
+ * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
+ * acquisition takes the kept lease as if handed off; a child event on the lock path, the
+ * linger's end or the registry's close deletes the node.
  */
 final class LockEntry extends TableEntry {
 
@@ -38,9 +44,21 @@ final class LockEntry extends TableEntry {
 	private volatile @Nullable Lease lease;
 
 	/**
-	 * Set by the child watch when another participant joins the queue behind our node.
+	 * Whether another participant may queue behind our node. Set from the child list that
+	 * granted it (raised if it showed another participant, cleared if not) and raised by
+	 * each child event after it; both arrive on the client's one event thread, in order,
+	 * so a cleared flag means the child watch that list armed has not fired yet.
 	 */
 	private volatile boolean remoteWaiting;
+
+	/** Keeps released nodes for a while; null when lingering is off. */
+	private final @Nullable Linger linger;
+
+	/** When the current linger ends, in {@link System#nanoTime()}; guarded by mutex. */
+	private long lingerEnds;
+
+	/** Whether a linger timer is scheduled; guarded by mutex. */
+	private boolean lingerTimer;
 
 	/** Set when the registry closes: no slot is granted any more. Written under mutex. */
 	private volatile boolean closed;
@@ -59,13 +77,38 @@ final class LockEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	LockEntry(String key, String path) {
+	LockEntry(String key, String path, @Nullable Linger linger) {
 		super(key, path);
+		this.linger = linger;
 	}
 
 	@Override
 	void noteRemoteWaiter() {
-		this.remoteWaiting = true;
+		Linger linger = this.linger;
+		if (linger == null) {
+			this.remoteWaiting = true;
+			return;
+		}
+		boolean ended;
+		this.mutex.lock();
+		try {
+			// Raised under the mutex: a release either sees it and deletes, or lingers
+			// first and is ended here
+			this.remoteWaiting = true;
+			ended = endLingerIfLingering();
+		}
+		finally {
+			this.mutex.unlock();
+		}
+		if (ended) {
+			linger.retire(this);
+		}
+	}
+
+	@Override
+	void childListRead(boolean othersQueued) {
+		// No linger while a participant lists: the entry has no lease then
+		this.remoteWaiting = othersQueued;
 	}
 
 	@Nullable Thread ownerThread() {
@@ -158,6 +201,14 @@ final class LockEntry extends TableEntry {
 			}
 			if (this.holder == null && this.waiters.isEmpty()) {
 				this.holder = who;
+				Lease kept = this.lease;
+				if (kept != null) {
+					if (isReusable(kept)) {
+						markHeld(who);
+						return Slot.HANDED_OFF;
+					}
+					endLinger(kept);
+				}
 				return Slot.GRANTED;
 			}
 			if (deadline.isExpired()) {
@@ -216,9 +267,11 @@ final class LockEntry extends TableEntry {
 	 */
 	@Override
 	void close() {
+		boolean ended;
 		this.mutex.lock();
 		try {
 			this.closed = true;
+			ended = endLingerIfLingering();
 			Waiter waiter;
 			while ((waiter = this.waiters.pollFirst()) != null) {
 				waiter.outcome = Slot.CLOSED;
@@ -228,6 +281,10 @@ final class LockEntry extends TableEntry {
 		}
 		finally {
 			this.mutex.unlock();
+		}
+		Linger linger = this.linger;
+		if (ended && linger != null) {
+			linger.retire(this);
 		}
 		Thread thread = this.acquirer;
 		if (thread != null) {
@@ -316,9 +373,11 @@ final class LockEntry extends TableEntry {
 						this.handoffsWhileRemoteWaiting++;
 					}
 				}
+				else if (next == null && this.linger != null && !this.closed && isReusable(current)) {
+					startLinger(this.linger);
+				}
 				else {
 					this.lease = null;
-					this.remoteWaiting = false;
 					this.handoffsWhileRemoteWaiting = 0;
 					// Sent before the next waiter's create: one session's requests are
 					// applied in order
@@ -341,6 +400,100 @@ final class LockEntry extends TableEntry {
 				this.holder = null;
 			}
 			return new Release(current, delete, handedOff);
+		}
+		finally {
+			this.mutex.unlock();
+		}
+	}
+
+	/**
+	 * Whether a kept lease may back a new hold: held on the client's current session, and
+	 * no other participant seen queueing. Guarded by mutex.
+	 */
+	private boolean isReusable(Lease kept) {
+		Linger linger = this.linger;
+		return linger != null && !this.remoteWaiting && kept.state() == LeaseState.HELD
+				&& kept.sessionId() == linger.currentSession();
+	}
+
+	/** Guarded by mutex. */
+	private void startLinger(Linger linger) {
+		this.lingerEnds = System.nanoTime() + linger.nanos();
+		if (!this.lingerTimer) {
+			this.lingerTimer = true;
+			linger.schedule(this, linger.nanos());
+		}
+	}
+
+	/**
+	 * The linger timer: end the linger if it is over, else look again when it should be.
+	 */
+	void lingerTimerFired() {
+		Linger linger = this.linger;
+		if (linger == null) {
+			return;
+		}
+		boolean ended = false;
+		this.mutex.lock();
+		try {
+			this.lingerTimer = false;
+			if (isLingering()) {
+				long remaining = this.lingerEnds - System.nanoTime();
+				if (remaining > 0) {
+					this.lingerTimer = true;
+					linger.schedule(this, remaining);
+				}
+				else {
+					ended = endLingerIfLingering();
+				}
+			}
+		}
+		finally {
+			this.mutex.unlock();
+		}
+		if (ended) {
+			linger.retire(this);
+		}
+	}
+
+	/** Whether the entry keeps a node nobody holds. Guarded by mutex. */
+	private boolean isLingering() {
+		return this.holder == null && this.lease != null;
+	}
+
+	/**
+	 * Delete the kept node, if the entry lingers. Guarded by mutex.
+	 * @return whether a linger ended, so that the entry may now be idle
+	 */
+	private boolean endLingerIfLingering() {
+		Lease kept = this.lease;
+		if (this.holder != null || kept == null) {
+			return false;
+		}
+		endLinger(kept);
+		return true;
+	}
+
+	/** Guarded by mutex. */
+	private void endLinger(Lease kept) {
+		this.lease = null;
+		this.handoffsWhileRemoteWaiting = 0;
+		Linger linger = this.linger;
+		if (linger != null) {
+			linger.delete(kept);
+		}
+	}
+
+	/**
+	 * Leave the table only if idle at the moment of the count's change: a lingering entry
+	 * becomes idle without a user, so the check and the change are made under the mutex
+	 * that every linger's start and end take.
+	 */
+	@Override
+	boolean tryRetire() {
+		this.mutex.lock();
+		try {
+			return super.tryRetire();
 		}
 		finally {
 			this.mutex.unlock();

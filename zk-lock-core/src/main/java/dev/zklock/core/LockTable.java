@@ -74,9 +74,23 @@ final class LockTable<E extends TableEntry> {
 	 */
 	void release(E entry) {
 		if (entry.releaseAndRetire()) {
-			this.entries.remove(entry.path(), entry);
-			this.retired.run();
+			remove(entry);
 		}
+	}
+
+	/**
+	 * Remove an entry that became idle without a user (its lingering node went), unless
+	 * someone counted in meanwhile.
+	 */
+	void retireIfIdle(E entry) {
+		if (entry.tryRetire()) {
+			remove(entry);
+		}
+	}
+
+	private void remove(E entry) {
+		this.entries.remove(entry.path(), entry);
+		this.retired.run();
 	}
 
 }

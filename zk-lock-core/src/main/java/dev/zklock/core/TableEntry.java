@@ -53,7 +53,15 @@ abstract class TableEntry {
 	 * retired, so the caller must remove it from the table.
 	 */
 	final boolean releaseAndRetire() {
-		return this.refs.decrementAndGet() == 0 && isIdle() && this.refs.compareAndSet(0, -1);
+		return this.refs.decrementAndGet() == 0 && tryRetire();
+	}
+
+	/**
+	 * Leave the table if nobody is counted in and the entry is idle; returns whether it
+	 * left, so the caller must remove it from the table.
+	 */
+	boolean tryRetire() {
+		return isIdle() && this.refs.compareAndSet(0, -1);
 	}
 
 	/**
@@ -87,6 +95,14 @@ abstract class TableEntry {
 	 * watch on the lock path), so that local hand-offs and joins make way for it.
 	 */
 	abstract void noteRemoteWaiter();
+
+	/**
+	 * Told, on the client's event thread, the outcome of each child list a participant of
+	 * this entry reads with the child watch: whether it shows a participant other than
+	 * this one's own nodes. Child events after it come after it on the same thread.
+	 */
+	void childListRead(boolean othersQueued) {
+	}
 
 	/**
 	 * Whether the registry was closed: an attempt in ZooKeeper gives up at once.

@@ -2,6 +2,7 @@ package dev.zklock.core;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
@@ -125,10 +126,22 @@ final class ZkOps {
 	}
 
 	CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher) {
+		return getChildren(path, watcher, (children) -> {
+		});
+	}
+
+	/**
+	 * List the children, telling {@code onReply} of a successful list on the client's
+	 * event thread, before any event that follows the reply: what the list says and what
+	 * the watch it arms reports later are seen in order.
+	 */
+	CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher,
+			Consumer<List<String>> onReply) {
 		CompletableFuture<List<String>> future = new CompletableFuture<>();
 		try {
 			zooKeeper().getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
 				if (rc == KeeperException.Code.OK.intValue()) {
+					onReply.accept(children);
 					future.complete(children);
 				}
 				else {

@@ -182,7 +182,7 @@ final class ZkParticipant {
 				}
 				List<String> children;
 				if (this.node instanceof Owned) {
-					children = awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
+					children = awaitReply(watchChildren(lockPath), "the child list");
 				}
 				else if (this.node instanceof MaybeCreated) {
 					children = recover(lockPath);
@@ -252,7 +252,7 @@ final class ZkParticipant {
 		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.node = new MaybeCreated(sent);
-		CompletableFuture<List<String>> children = this.ops.getChildren(lockPath, this.watches);
+		CompletableFuture<List<String>> children = watchChildren(lockPath);
 		ZkOps.Created created;
 		try {
 			created = awaitReply(sent, "the create of our node");
@@ -269,13 +269,31 @@ final class ZkParticipant {
 	}
 
 	/**
+	 * List the children with the child watch, and tell the entry, in order with the
+	 * watch's events, whether the list shows a participant other than this one: all of
+	 * this one's nodes carry its protection id.
+	 */
+	private CompletableFuture<List<String>> watchChildren(String lockPath) {
+		return this.ops.getChildren(lockPath, this.watches, (children) -> {
+			boolean others = false;
+			for (String child : children) {
+				if (!hasProtectionId(child, this.protectionId)) {
+					others = true;
+					break;
+				}
+			}
+			this.entry.childListRead(others);
+		});
+	}
+
+	/**
 	 * Find out whether a create whose reply was lost was applied: sync the server this
 	 * connection landed on with the leader, list the children, look for our protection id
 	 * and read the node found. Only a complete answer changes what we know.
 	 */
 	private List<String> recover(String lockPath) throws Exception {
 		CompletableFuture<Void> synced = this.ops.sync(lockPath);
-		CompletableFuture<List<String>> listed = this.ops.getChildren(lockPath, this.watches);
+		CompletableFuture<List<String>> listed = watchChildren(lockPath);
 		awaitReply(synced, "a sync after a lost reply");
 		List<String> children;
 		try {

@@ -101,7 +101,14 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	 * A registry on a client of its own session.
 	 */
 	public ZkLockRegistry newRegistry(CuratorFramework client) {
-		ZkLockRegistry registry = new ZkLockRegistry(client);
+		return newRegistry(client, ZkLockOptions.defaults());
+	}
+
+	/**
+	 * A registry with options on a given client.
+	 */
+	public ZkLockRegistry newRegistry(CuratorFramework client, ZkLockOptions options) {
+		ZkLockRegistry registry = new ZkLockRegistry(client, options);
 		this.closeables.add(registry);
 		return registry;
 	}

@@ -190,7 +190,8 @@ public final class ZkLockAutoConfiguration {
 			.withDefaultWait(lock.getDefaultWait())
 			.withMaxLocalHandoffs(lock.getMaxLocalHandoffs())
 			.withLostLockPolicy(lock.getLostLockPolicy())
-			.withReleaseTimeout(lock.getReleaseTimeout());
+			.withReleaseTimeout(lock.getReleaseTimeout())
+			.withLinger(lock.getLinger());
 		if (properties.getAuth().isEnabled()) {
 			options = options.withAcl(ZooDefs.Ids.CREATOR_ALL_ACL);
 		}

@@ -297,6 +297,14 @@ public class ZkLockProperties {
 		 */
 		private Duration releaseTimeout = Duration.ZERO;
 
+		/**
+		 * How long an exclusive lock's node is kept after the last holder in this
+		 * application released it, while no other participant queues for the key, so that
+		 * the next lock of the key here costs no ZooKeeper request. Another participant
+		 * that queues makes it go at once. 0 (off) deletes it on release.
+		 */
+		private Duration linger = Duration.ZERO;
+
 		public String getRootPath() {
 			return this.rootPath;
 		}
@@ -335,6 +343,14 @@ public class ZkLockProperties {
 
 		public void setReleaseTimeout(Duration releaseTimeout) {
 			this.releaseTimeout = releaseTimeout;
+		}
+
+		public Duration getLinger() {
+			return this.linger;
+		}
+
+		public void setLinger(Duration linger) {
+			this.linger = linger;
 		}
 
 	}

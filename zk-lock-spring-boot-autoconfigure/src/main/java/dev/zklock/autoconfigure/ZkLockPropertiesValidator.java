@@ -39,6 +39,7 @@ public final class ZkLockPropertiesValidator {
 		ZkLockProperties.Lock lock = properties.getLock();
 		notNegative("zklock.lock.default-wait", lock.getDefaultWait());
 		notNegative("zklock.lock.release-timeout", lock.getReleaseTimeout());
+		notNegative("zklock.lock.linger", lock.getLinger());
 		if (lock.getMaxLocalHandoffs() < 0) {
 			throw new InvalidConfigurationPropertyValueException("zklock.lock.max-local-handoffs",
 					lock.getMaxLocalHandoffs(), "must not be negative (0 disables local hand-off)");

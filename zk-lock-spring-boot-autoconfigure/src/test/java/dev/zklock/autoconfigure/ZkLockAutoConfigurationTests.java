@@ -78,10 +78,9 @@ class ZkLockAutoConfigurationTests {
 
 	@Test
 	void lockAndClientPropertiesAreApplied() {
-		runner()
-			.withPropertyValues("zklock.namespace=shop", "zklock.lock.root-path=/app/locks",
-					"zklock.lock.default-wait=3s", "zklock.lock.max-local-handoffs=2",
-					"zklock.lock.lost-lock-policy=warn", "zklock.lock.release-timeout=1s", "zklock.annotation.order=42")
+		runner().withPropertyValues("zklock.namespace=shop", "zklock.lock.root-path=/app/locks",
+				"zklock.lock.default-wait=3s", "zklock.lock.max-local-handoffs=2", "zklock.lock.lost-lock-policy=warn",
+				"zklock.lock.release-timeout=1s", "zklock.lock.linger=250ms", "zklock.annotation.order=42")
 			.run((context) -> {
 				ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
 				assertThat(registry.getOptions().rootPath()).isEqualTo("/app/locks");
@@ -89,6 +88,7 @@ class ZkLockAutoConfigurationTests {
 				assertThat(registry.getOptions().maxLocalHandoffs()).isEqualTo(2);
 				assertThat(registry.getOptions().lostLockPolicy()).isEqualTo(LostLockPolicy.WARN);
 				assertThat(registry.getOptions().releaseTimeout()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(registry.getOptions().linger()).isEqualTo(Duration.ofMillis(250));
 				assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42);
 				assertThat(context.getBean(CuratorFramework.class).getNamespace()).isEqualTo("shop");
 				ZkLock lock = registry.obtain("k");
@@ -206,6 +206,7 @@ class ZkLockAutoConfigurationTests {
 		assertInvalid("zklock.session-timeout=-1s", "zklock.session-timeout");
 		assertInvalid("zklock.lock.default-wait=-5s", "zklock.lock.default-wait");
 		assertInvalid("zklock.lock.max-local-handoffs=-1", "zklock.lock.max-local-handoffs");
+		assertInvalid("zklock.lock.linger=-1s", "zklock.lock.linger");
 		assertInvalid("zklock.lock.root-path=locks", "zklock.lock.root-path");
 		assertInvalid("zklock.retry.max-retries=-2", "zklock.retry.max-retries");
 		assertInvalid("zklock.connect-string=localhost:2181,:99", "zklock.connect-string");

@@ -1,0 +1,291 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The lingering lease ({@link ZkLockOptions#linger()}): the last local release keeps the
+ * node, the next local acquisition reuses it without a request, and another participant
+ * ends the linger at once through the child watch. The lingers here are far longer than
+ * the other participants' waits, so an acquisition that succeeds proves the watch ended
+ * the linger, not its timer.
+ */
+@Timeout(90)
+class LingerTests {
+
+	private static final Duration LONG_LINGER = Duration.ofMinutes(2);
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@Test
+	void relockingReusesTheLingeringNode() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("relock");
+		lock.lock();
+		long token = lock.fencingToken();
+		List<String> node = this.zk.children("/locks/relock");
+		lock.unlock();
+		assertThat(this.zk.children("/locks/relock")).isEqualTo(node);
+		for (int i = 0; i < 3; i++) {
+			lock.lock();
+			try {
+				assertThat(lock.fencingToken()).isEqualTo(token);
+				assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+			}
+			finally {
+				lock.unlock();
+			}
+		}
+		assertThat(this.zk.children("/locks/relock")).isEqualTo(node);
+		assertThat(registry.localLocks()).singleElement().satisfies((info) -> assertThat(info.held()).isFalse());
+	}
+
+	@Test
+	void anotherRegistryEndsTheLingerAtOnce() throws Exception {
+		ZkLockRegistry owner = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLockRegistry visitor = this.zk.newRegistry();
+		ZkLock ownLock = owner.obtain("visited");
+		ownLock.lock();
+		long lingered = ownLock.fencingToken();
+		ownLock.unlock();
+		ZkLock visit = visitor.obtain("visited");
+		assertThat(visit.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		try {
+			assertThat(ownLock.tryLock(0, TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			visit.unlock();
+		}
+		assertThat(ownLock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		try {
+			assertThat(ownLock.fencingToken()).isNotEqualTo(lingered);
+		}
+		finally {
+			ownLock.unlock();
+		}
+	}
+
+	@Test
+	void aPlainCuratorMutexEndsTheLingerAtOnce() throws Exception {
+		ZkLockRegistry owner = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock ownLock = owner.obtain("curator-visit");
+		ownLock.lock();
+		ownLock.unlock();
+		InterProcessMutex curator = new InterProcessMutex(this.zk.newClient(), "/locks/curator-visit");
+		assertThat(curator.acquire(20, TimeUnit.SECONDS)).isTrue();
+		try {
+			assertThat(ownLock.tryLock(0, TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			curator.release();
+		}
+		assertThat(ownLock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		ownLock.unlock();
+	}
+
+	/**
+	 * The delete of a released node fires the child watch that its own child list armed;
+	 * the event reaches the entry while the next local thread acquires its own node. It
+	 * comes before the reply of that thread's child list, on the same event thread, so it
+	 * is not taken for a participant queued behind the new node, which then lingers.
+	 */
+	@Test
+	void theEventOfOurOwnDeleteIsNotTakenForAWaiter() throws Exception {
+		// No hand-off: the first release deletes its node and the waiter creates its own
+		ZkLockRegistry registry = this.zk
+			.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER).withMaxLocalHandoffs(0));
+		ZkLock lock = registry.obtain("own-delete");
+		lock.lock();
+		long first = lock.fencingToken();
+		AtomicLong second = new AtomicLong();
+		CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> {
+			lock.lock();
+			try {
+				second.set(lock.fencingToken());
+			}
+			finally {
+				lock.unlock();
+			}
+		});
+		eventually().until(() -> registry.localLocks().get(0).waiters() == 1);
+		lock.unlock();
+		waiter.get(20, TimeUnit.SECONDS);
+		assertThat(second.get()).isNotEqualTo(first);
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isEqualTo(second.get());
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void theLingerEndsOnItsOwn() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(Duration.ofMillis(300)));
+		ZkLock lock = registry.obtain("short-linger");
+		lock.lock();
+		lock.unlock();
+		eventually().until(() -> this.zk.children("/locks/short-linger").isEmpty());
+		eventually().until(() -> registry.localLocks().isEmpty());
+	}
+
+	@Test
+	void closingTheRegistryDeletesALingeringNode() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("closed");
+		lock.lock();
+		lock.unlock();
+		assertThat(this.zk.children("/locks/closed")).hasSize(1);
+		registry.close();
+		eventually().until(() -> this.zk.children("/locks/closed").isEmpty());
+	}
+
+	@Test
+	void aLingeringNodeOfAnEndedSessionIsNotReused() throws Exception {
+		CuratorFramework client = this.zk.newClient();
+		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("expired");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+		lock.unlock();
+		client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		eventually().until(() -> client.getZookeeperClient().isConnected()
+				&& client.getZookeeperClient().getZooKeeper().getSessionId() != session);
+		assertThat(lock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void aLingeringNodeDeletedByAnotherClientIsNotReused() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("deleted");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		lock.unlock();
+		String node = this.zk.children("/locks/deleted").get(0);
+		this.zk.newClient().delete().forPath("/locks/deleted/" + node);
+		// The deletion fires the child watch: the entry lets go of the node
+		eventually().until(() -> registry.localLocks().isEmpty());
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+			assertThat(this.zk.children("/locks/deleted")).singleElement().isNotEqualTo(node);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * One registry re-locks its key in a loop while two others, one of them plain
+	 * Curator, want it now and then: every visit gets in, long before any linger could
+	 * end on its own, and no two holders ever overlap.
+	 */
+	@Test
+	void visitorsAlwaysGetInWhileTheOwnerRelocks() throws Exception {
+		ZkLockRegistry owner = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLockRegistry visitor = this.zk.newRegistry();
+		InterProcessMutex curator = new InterProcessMutex(this.zk.newClient(), "/locks/busy");
+		AtomicInteger inside = new AtomicInteger();
+		ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicInteger ownerCycles = new AtomicInteger();
+		Set<Long> ownerTokens = ConcurrentHashMap.newKeySet();
+		ZkLock ownLock = owner.obtain("busy");
+		CompletableFuture<Void> relocker = CompletableFuture.runAsync(() -> {
+			while (!stop.get()) {
+				try {
+					if (!ownLock.tryLock(30, TimeUnit.SECONDS)) {
+						failures.add("the owner timed out");
+						return;
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				try {
+					enter(inside, failures, "owner");
+					ownerTokens.add(ownLock.fencingToken());
+					ownerCycles.incrementAndGet();
+					inside.decrementAndGet();
+				}
+				finally {
+					ownLock.unlock();
+				}
+			}
+		});
+		ZkLock visit = visitor.obtain("busy");
+		List<Long> tokens = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			int cycles = ownerCycles.get();
+			eventually().until(() -> ownerCycles.get() > cycles + 5 || !failures.isEmpty());
+			if (i % 2 == 0) {
+				assertThat(visit.tryLock(20, TimeUnit.SECONDS)).as("visit %d", i).isTrue();
+				try {
+					enter(inside, failures, "visitor");
+					tokens.add(visit.fencingToken());
+					Thread.sleep(2);
+					inside.decrementAndGet();
+				}
+				finally {
+					visit.unlock();
+				}
+			}
+			else {
+				assertThat(curator.acquire(20, TimeUnit.SECONDS)).as("Curator visit %d", i).isTrue();
+				try {
+					enter(inside, failures, "Curator");
+					Thread.sleep(2);
+					inside.decrementAndGet();
+				}
+				finally {
+					curator.release();
+				}
+			}
+		}
+		stop.set(true);
+		relocker.get(30, TimeUnit.SECONDS);
+		assertThat(failures).isEmpty();
+		assertThat(tokens).doesNotHaveDuplicates();
+		// Re-locks between visits reused lingering nodes: a visit makes the owner take a
+		// new node (two if it came while the owner was taking one), no more
+		assertThat(ownerCycles.get()).isGreaterThan(100);
+		assertThat(ownerTokens.size()).isLessThanOrEqualTo(2 * 20 + 1);
+	}
+
+	private static void enter(AtomicInteger inside, ConcurrentLinkedQueue<String> failures, String who) {
+		int now = inside.incrementAndGet();
+		if (now != 1) {
+			failures.add(who + " entered with " + (now - 1) + " other holder(s) inside");
+		}
+	}
+
+}
