@@ -437,7 +437,7 @@ final class LockEntry extends TableEntry {
 		this.mutex.lock();
 		try {
 			this.lingerTimer = false;
-			if (isLingering()) {
+			if (lingers()) {
 				long remaining = this.lingerEnds - System.nanoTime();
 				if (remaining > 0) {
 					this.lingerTimer = true;
@@ -457,8 +457,19 @@ final class LockEntry extends TableEntry {
 	}
 
 	/** Whether the entry keeps a node nobody holds. Guarded by mutex. */
-	private boolean isLingering() {
+	private boolean lingers() {
 		return this.holder == null && this.lease != null;
+	}
+
+	@Override
+	boolean isLingering() {
+		this.mutex.lock();
+		try {
+			return lingers();
+		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	/**

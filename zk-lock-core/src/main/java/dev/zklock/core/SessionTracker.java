@@ -117,7 +117,9 @@ final class SessionTracker implements ConnectionStateListener {
 			for (TableEntry entry : this.entries.get()) {
 				entry.forEachLease((lease) -> {
 					LeaseState target = onEvent(lease, state);
-					if (target != null && lease.transition(target)) {
+					// A lingering node follows the session too, so that it is reused only
+					// while HELD, but nobody holds it: no lock changed for anyone to hear
+					if (target != null && lease.transition(target) && !entry.isLingering()) {
 						changes.add(new Change(entry, target));
 					}
 				});

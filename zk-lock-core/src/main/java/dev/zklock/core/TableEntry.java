@@ -80,6 +80,13 @@ abstract class TableEntry {
 	abstract boolean isHeld();
 
 	/**
+	 * Whether the entry keeps a node that nobody of this JVM holds (see {@link Linger}).
+	 */
+	boolean isLingering() {
+		return false;
+	}
+
+	/**
 	 * How many threads and leases wait for the key, locally or in ZooKeeper.
 	 */
 	abstract int waitingCount();
