@@ -62,8 +62,17 @@ final class ZooKeeperProcess implements AutoCloseable {
 	 * A standalone server ({@code ZooKeeperServerMain}).
 	 */
 	static ZooKeeperProcess standalone(Path dir, String maxHeap) throws IOException {
-		return new ZooKeeperProcess("org.apache.zookeeper.server.ZooKeeperServerMain", dir, freePort(), List.of(),
-				maxHeap);
+		return new ZooKeeperProcess("org.apache.zookeeper.server.ZooKeeperServerMain", dir, freePort(),
+				fsync() ? List.of() : List.of("forceSync=no"), maxHeap);
+	}
+
+	/**
+	 * Whether the standalone server syncs its log to disk per write batch, as in
+	 * production ({@code -Dbench.fsync=false} turns it off, to tell the disk's share of a
+	 * cycle from the engine's).
+	 */
+	static boolean fsync() {
+		return Boolean.parseBoolean(System.getProperty("bench.fsync", "true"));
 	}
 
 	/**
