@@ -57,10 +57,11 @@ final class Engine {
 		this.ops = new ZkOps(client, participantData(), options.acl());
 		this.reaper = new NodeReaper(client, this.ops);
 		this.revocations = new Revocations(this.ops);
-		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected);
+		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected,
+				this::connectionDown);
 		this.revocations.watchWith(this.watches);
-		this.linger = options.linger().isZero() ? null
-				: new Linger(options.linger(), this.reaper, this.ops::sessionId, this::retireIfIdle);
+		this.linger = options.linger().isZero() ? null : new Linger(options.linger(), this.reaper,
+				() -> this.ops.isConnected() ? this.ops.sessionId() : 0, this::retireIfIdle);
 		Linger lingerOfEntries = this.linger;
 		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries), this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
@@ -185,6 +186,23 @@ final class Engine {
 
 	private void retireIfIdle(LockEntry entry) {
 		this.mutexes.retireIfIdle(entry);
+	}
+
+	/**
+	 * Delete every lingering node now.
+	 */
+	void endLingers() {
+		this.mutexes.values().forEach(LockEntry::endLinger);
+	}
+
+	/**
+	 * The client lost its connection (or its session): a child watch may be re-armed on
+	 * reconnect, or may not (the client can be told not to re-arm, and a lock path gone
+	 * meanwhile fires another event), so every exclusive lock counts as having a remote
+	 * waiter until its next child list, and lingering nodes go.
+	 */
+	private void connectionDown() {
+		this.mutexes.values().forEach(LockEntry::noteRemoteWaiter);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.zklock.core;
 
 import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -23,21 +24,35 @@ import java.util.function.LongSupplier;
  */
 final class Linger {
 
+	/**
+	 * A kept node is renewed (deleted, and a new one taken with a fresh child list) after
+	 * this long of reuse, however often it is reused: should a watch ever be lost to
+	 * something the engine does not see (other code removing the client's watches, say),
+	 * another participant waits no longer than this.
+	 */
+	static final Duration RENEW_AFTER = Duration.ofMinutes(1);
+
 	private final long nanos;
+
+	private final long renewAfterNanos;
 
 	private final NodeReaper reaper;
 
-	private final LongSupplier currentSession;
+	private final LongSupplier connectedSession;
 
 	/** Removes an entry whose node went from its table, if nobody else uses it. */
 	private final Consumer<LockEntry> retire;
 
 	private final ScheduledThreadPoolExecutor timer;
 
-	Linger(Duration linger, NodeReaper reaper, LongSupplier currentSession, Consumer<LockEntry> retire) {
+	/**
+	 * @param connectedSession the client's session while it is connected, else 0
+	 */
+	Linger(Duration linger, NodeReaper reaper, LongSupplier connectedSession, Consumer<LockEntry> retire) {
 		this.nanos = linger.toNanos();
+		this.renewAfterNanos = Math.max(this.nanos, RENEW_AFTER.toNanos());
 		this.reaper = reaper;
-		this.currentSession = currentSession;
+		this.connectedSession = connectedSession;
 		this.retire = retire;
 		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "zk-lock-linger");
@@ -48,14 +63,23 @@ final class Linger {
 		this.timer.setKeepAliveTime(1, TimeUnit.SECONDS);
 		this.timer.allowCoreThreadTimeOut(true);
 		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.timer.setRemoveOnCancelPolicy(true);
 	}
 
 	long nanos() {
 		return this.nanos;
 	}
 
-	long currentSession() {
-		return this.currentSession.getAsLong();
+	long renewAfterNanos() {
+		return this.renewAfterNanos;
+	}
+
+	/**
+	 * The client's session while it is connected, else 0: a kept node is reused only
+	 * then.
+	 */
+	long sessionIfConnected() {
+		return this.connectedSession.getAsLong();
 	}
 
 	/**
@@ -68,8 +92,8 @@ final class Linger {
 	/**
 	 * Check on {@code entry} after {@code delayNanos}.
 	 */
-	void schedule(LockEntry entry, long delayNanos) {
-		this.timer.schedule(entry::lingerTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+	ScheduledFuture<?> schedule(LockEntry entry, long delayNanos) {
+		return this.timer.schedule(entry::lingerTimerFired, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**

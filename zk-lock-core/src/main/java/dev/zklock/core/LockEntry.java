@@ -3,6 +3,7 @@ package dev.zklock.core;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -57,8 +58,11 @@ final class LockEntry extends TableEntry {
 	/** When the current linger ends, in {@link System#nanoTime()}; guarded by mutex. */
 	private long lingerEnds;
 
-	/** Whether a linger timer is scheduled; guarded by mutex. */
-	private boolean lingerTimer;
+	/** The linger timer, if one is scheduled; guarded by mutex. */
+	private @Nullable ScheduledFuture<?> lingerTimer;
+
+	/** When the lease was granted, in {@link System#nanoTime()}; guarded by mutex. */
+	private long leaseSince;
 
 	/** Set when the registry closes: no slot is granted any more. Written under mutex. */
 	private volatile boolean closed;
@@ -194,6 +198,9 @@ final class LockEntry extends TableEntry {
 	 */
 	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		Waiter waiter;
+		Linger linger = this.linger;
+		// Read outside the mutex: it asks Curator, which may take its own locks
+		long reuseSession = (linger != null && this.lease != null) ? linger.sessionIfConnected() : 0;
 		this.mutex.lock();
 		try {
 			if (this.closed) {
@@ -203,7 +210,7 @@ final class LockEntry extends TableEntry {
 				this.holder = who;
 				Lease kept = this.lease;
 				if (kept != null) {
-					if (isReusable(kept)) {
+					if (isReusable(kept, reuseSession)) {
 						markHeld(who);
 						return Slot.HANDED_OFF;
 					}
@@ -329,6 +336,7 @@ final class LockEntry extends TableEntry {
 		this.mutex.lock();
 		try {
 			this.lease = newLease;
+			this.leaseSince = System.nanoTime();
 			this.handoffsWhileRemoteWaiting = 0;
 			markHeld(who);
 		}
@@ -351,6 +359,8 @@ final class LockEntry extends TableEntry {
 	 * is never handed out, even before the event that reports it lost.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+		Linger linger = this.linger;
+		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
 		this.mutex.lock();
 		try {
 			if (this.holder != who) {
@@ -373,8 +383,10 @@ final class LockEntry extends TableEntry {
 						this.handoffsWhileRemoteWaiting++;
 					}
 				}
-				else if (next == null && this.linger != null && !this.closed && isReusable(current)) {
-					startLinger(this.linger);
+				else if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
+						&& startLinger(linger)) {
+					// Kept: the next local acquisition reuses it, another participant
+					// ends it
 				}
 				else {
 					this.lease = null;
@@ -407,22 +419,35 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Whether a kept lease may back a new hold: held on the client's current session, and
-	 * no other participant seen queueing. Guarded by mutex.
+	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
+	 * connection loss seen since the child list that granted it, held on the session the
+	 * client is connected with, and not kept past the renewal bound. Guarded by mutex.
+	 * @param connectedSession the client's session if connected, else 0
 	 */
-	private boolean isReusable(Lease kept) {
+	private boolean isReusable(Lease kept, long connectedSession) {
 		Linger linger = this.linger;
-		return linger != null && !this.remoteWaiting && kept.state() == LeaseState.HELD
-				&& kept.sessionId() == linger.currentSession();
+		return linger != null && !this.remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
+				&& kept.sessionId() == connectedSession
+				&& System.nanoTime() - this.leaseSince < linger.renewAfterNanos();
 	}
 
-	/** Guarded by mutex. */
-	private void startLinger(Linger linger) {
+	/**
+	 * Start or extend the linger of the lease just released. Guarded by mutex.
+	 * @return whether it lingers; if no timer could be scheduled, it must be deleted
+	 */
+	private boolean startLinger(Linger linger) {
 		this.lingerEnds = System.nanoTime() + linger.nanos();
-		if (!this.lingerTimer) {
-			this.lingerTimer = true;
-			linger.schedule(this, linger.nanos());
+		if (this.lingerTimer == null) {
+			try {
+				this.lingerTimer = linger.schedule(this, linger.nanos());
+			}
+			catch (RuntimeException ex) {
+				// The timer is shut down or cannot start a thread: no linger without an
+				// end
+				return false;
+			}
 		}
+		return true;
 	}
 
 	/**
@@ -436,12 +461,16 @@ final class LockEntry extends TableEntry {
 		boolean ended = false;
 		this.mutex.lock();
 		try {
-			this.lingerTimer = false;
+			this.lingerTimer = null;
 			if (lingers()) {
 				long remaining = this.lingerEnds - System.nanoTime();
 				if (remaining > 0) {
-					this.lingerTimer = true;
-					linger.schedule(this, remaining);
+					try {
+						this.lingerTimer = linger.schedule(this, remaining);
+					}
+					catch (RuntimeException ex) {
+						ended = endLingerIfLingering();
+					}
 				}
 				else {
 					ended = endLingerIfLingering();
@@ -489,9 +518,36 @@ final class LockEntry extends TableEntry {
 	private void endLinger(Lease kept) {
 		this.lease = null;
 		this.handoffsWhileRemoteWaiting = 0;
+		ScheduledFuture<?> timer = this.lingerTimer;
+		if (timer != null) {
+			// Not needed any more: let go of the entry now rather than at the deadline
+			timer.cancel(false);
+			this.lingerTimer = null;
+		}
 		Linger linger = this.linger;
 		if (linger != null) {
 			linger.delete(kept);
+		}
+	}
+
+	/**
+	 * Delete the kept node now, if the entry lingers.
+	 */
+	void endLinger() {
+		Linger linger = this.linger;
+		if (linger == null) {
+			return;
+		}
+		boolean ended;
+		this.mutex.lock();
+		try {
+			ended = endLingerIfLingering();
+		}
+		finally {
+			this.mutex.unlock();
+		}
+		if (ended) {
+			linger.retire(this);
 		}
 	}
 

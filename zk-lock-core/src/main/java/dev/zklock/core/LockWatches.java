@@ -6,6 +6,8 @@ import java.util.function.Consumer;
 
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
 
 /**
  * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the
@@ -40,10 +42,15 @@ final class LockWatches implements Watcher {
 	/** Told when the connection changed. */
 	private final Runnable connectionChanged;
 
-	LockWatches(Consumer<String> childrenChanged, Consumer<String> nodeChanged, Runnable connectionChanged) {
+	/** Told when the connection went down, before {@link #connectionChanged}. */
+	private final Runnable connectionDown;
+
+	LockWatches(Consumer<String> childrenChanged, Consumer<String> nodeChanged, Runnable connectionChanged,
+			Runnable connectionDown) {
 		this.childrenChanged = childrenChanged;
 		this.nodeChanged = nodeChanged;
 		this.connectionChanged = connectionChanged;
+		this.connectionDown = connectionDown;
 	}
 
 	@Override
@@ -54,6 +61,10 @@ final class LockWatches implements Watcher {
 				// it has
 				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
+				KeeperState state = event.getState();
+				if (state != KeeperState.SyncConnected && state != KeeperState.SaslAuthenticated) {
+					this.connectionDown.run();
+				}
 				this.connectionChanged.run();
 			}
 			case NodeChildrenChanged -> {
@@ -69,6 +80,11 @@ final class LockWatches implements Watcher {
 					waiter.complete(null);
 				}
 				this.nodeChanged.accept(event.getPath());
+				if (event.getType() == EventType.NodeDeleted) {
+					// A child watch re-armed on reconnect for a lock path gone meanwhile
+					// fires as the path's deletion, not as a child change
+					this.childrenChanged.accept(event.getPath());
+				}
 			}
 		}
 	}

@@ -40,6 +40,12 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	public static final String DEFAULT_ROOT_PATH = "/locks";
 
 	/**
+	 * The longest linger: a node kept longer than a session is likely to last helps
+	 * nobody.
+	 */
+	public static final Duration MAX_LINGER = Duration.ofHours(1);
+
+	/**
 	 * Validate the options.
 	 * @param rootPath the root path
 	 * @param defaultWait the default wait
@@ -70,8 +76,8 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 		if (releaseTimeout.isNegative()) {
 			throw new IllegalArgumentException("releaseTimeout must not be negative, but was " + releaseTimeout);
 		}
-		if (linger.isNegative()) {
-			throw new IllegalArgumentException("linger must not be negative, but was " + linger);
+		if (linger.isNegative() || linger.compareTo(MAX_LINGER) > 0) {
+			throw new IllegalArgumentException("linger must be between 0 and " + MAX_LINGER + ", but was " + linger);
 		}
 	}
 

@@ -264,13 +264,15 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * exclusion needs: this JVM's next request is applied after the delete, and any other
 	 * participant waits until it is applied. Call this where something outside the lock
 	 * must see the node gone, such as a client of another session reading the lock path
-	 * right after the release.
+	 * right after the release. Nodes kept by {@link ZkLockOptions#linger()} are deleted
+	 * first: a caller that waits for the releases wants them gone.
 	 * @param timeout the longest time to wait
 	 * @return whether every such delete was confirmed in time; {@code false} also if one
 	 * could not be made (it was logged)
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public boolean awaitReleased(Duration timeout) throws InterruptedException {
+		this.engine.endLingers();
 		return this.engine.reaper.awaitConfirmed(timeout);
 	}
 

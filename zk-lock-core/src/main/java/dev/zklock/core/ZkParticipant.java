@@ -274,10 +274,12 @@ final class ZkParticipant {
 	 * this one's nodes carry its protection id.
 	 */
 	private CompletableFuture<List<String>> watchChildren(String lockPath) {
+		// The id this list is sent with: the reply is read on another thread
+		String id = this.protectionId;
 		return this.ops.getChildren(lockPath, this.watches, (children) -> {
 			boolean others = false;
 			for (String child : children) {
-				if (!hasProtectionId(child, this.protectionId)) {
+				if (!hasProtectionId(child, id)) {
 					others = true;
 					break;
 				}

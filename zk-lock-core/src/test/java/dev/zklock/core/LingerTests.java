@@ -13,13 +13,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.zklock.core.faults.ZkFaultProxy;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The lingering lease ({@link ZkLockOptions#linger()}): the last local release keeps the
@@ -35,6 +44,13 @@ class LingerTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private final List<CuratorFramework> closeables = new ArrayList<>();
+
+	@AfterEach
+	void closeClients() {
+		this.closeables.forEach(CuratorFramework::close);
+	}
 
 	@Test
 	void relockingReusesTheLingeringNode() throws Exception {
@@ -201,6 +217,105 @@ class LingerTests {
 		finally {
 			lock.unlock();
 		}
+	}
+
+	/**
+	 * A connection loss ends the linger and the next lock takes a new node, whether or
+	 * not the client re-arms its watches on reconnect: a participant that queued during
+	 * the outage is not left waiting behind a node nobody watches for it.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aConnectionLossEndsTheLinger(boolean disableAutoWatchReset) throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = client(proxy.connectString(), disableAutoWatchReset);
+		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("outage");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		lock.unlock();
+		proxy.killConnections();
+		eventually().until(() -> registry.localLocks().isEmpty());
+		eventually().until(() -> client.getZookeeperClient().isConnected());
+		assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+		}
+		finally {
+			lock.unlock();
+		}
+		ZkLock visit = this.zk.newRegistry().obtain("outage");
+		assertThat(visit.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		visit.unlock();
+	}
+
+	/**
+	 * The node and its lock path deleted by someone else while this client was cut off:
+	 * on reconnect the re-armed child watch fires as the path's deletion. The node is not
+	 * reused, and the lock still excludes another participant.
+	 */
+	@Test
+	void aNodeDeletedDuringAnOutageIsNotReused() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = client(proxy.connectString(), false);
+		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("gone");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		lock.unlock();
+		String node = this.zk.children("/locks/gone").get(0);
+		proxy.refuse(true);
+		// Noticed by the client, as it is long before the session could expire
+		eventually().until(() -> !client.getZookeeperClient().isConnected());
+		CuratorFramework admin = this.zk.newClient();
+		admin.delete().forPath("/locks/gone/" + node);
+		admin.delete().forPath("/locks/gone");
+		proxy.refuse(false);
+		eventually().until(() -> client.getZookeeperClient().isConnected());
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+			assertThat(this.zk.children("/locks/gone")).hasSize(1);
+			ZkLock visit = this.zk.newRegistry().obtain("gone");
+			assertThat(visit.tryLock(0, TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void awaitReleasedDeletesLingeringNodes() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("awaited");
+		lock.lock();
+		lock.unlock();
+		assertThat(registry.awaitReleased(Duration.ofSeconds(20))).isTrue();
+		assertThat(this.zk.children("/locks/awaited")).isEmpty();
+	}
+
+	@Test
+	void aLingerLongerThanAnHourIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> ZkLockOptions.defaults().withLinger(Duration.ofHours(2)))
+			.withMessage("linger must be between 0 and PT1H, but was PT2H");
+	}
+
+	private CuratorFramework client(String connectString, boolean disableAutoWatchReset) throws Exception {
+		ZKClientConfig config = new ZKClientConfig();
+		config.setProperty(ZKClientConfig.DISABLE_AUTO_WATCH_RESET, Boolean.toString(disableAutoWatchReset));
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs((int) InProcessZooKeeper.SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs(2000)
+			.retryPolicy(new RetryOneTime(100))
+			.zkClientConfig(config)
+			.build();
+		client.start();
+		this.closeables.add(client);
+		assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+		return client;
 	}
 
 	/**
