@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import dev.zklock.core.LockPaths;
+import dev.zklock.core.ZkLockOptions;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -40,6 +41,10 @@ public final class ZkLockPropertiesValidator {
 		notNegative("zklock.lock.default-wait", lock.getDefaultWait());
 		notNegative("zklock.lock.release-timeout", lock.getReleaseTimeout());
 		notNegative("zklock.lock.linger", lock.getLinger());
+		if (lock.getLinger().compareTo(ZkLockOptions.MAX_LINGER) > 0) {
+			throw new InvalidConfigurationPropertyValueException("zklock.lock.linger", lock.getLinger(),
+					"must be at most " + ZkLockOptions.MAX_LINGER.toHours() + "h");
+		}
 		if (lock.getMaxLocalHandoffs() < 0) {
 			throw new InvalidConfigurationPropertyValueException("zklock.lock.max-local-handoffs",
 					lock.getMaxLocalHandoffs(), "must not be negative (0 disables local hand-off)");

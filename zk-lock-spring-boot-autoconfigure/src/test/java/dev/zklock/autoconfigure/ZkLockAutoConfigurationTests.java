@@ -207,6 +207,7 @@ class ZkLockAutoConfigurationTests {
 		assertInvalid("zklock.lock.default-wait=-5s", "zklock.lock.default-wait");
 		assertInvalid("zklock.lock.max-local-handoffs=-1", "zklock.lock.max-local-handoffs");
 		assertInvalid("zklock.lock.linger=-1s", "zklock.lock.linger");
+		assertInvalid("zklock.lock.linger=2h", "zklock.lock.linger");
 		assertInvalid("zklock.lock.root-path=locks", "zklock.lock.root-path");
 		assertInvalid("zklock.retry.max-retries=-2", "zklock.retry.max-retries");
 		assertInvalid("zklock.connect-string=localhost:2181,:99", "zklock.connect-string");
