@@ -14,11 +14,12 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the four scenarios, 1, 2 and 4 against one standalone ZooKeeper in its own JVM, 3
- * against a three-server ensemble (a JVM per server), prints a table, writes
+ * Runs the five scenarios, 1, 2, 4 and 5 against one standalone ZooKeeper in its own JVM,
+ * 3 against a three-server ensemble (a JVM per server), prints a table, writes
  * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals
- * (printed as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count
- * or overlapping holders.
+ * (printed as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count,
+ * overlapping holders or (scenario 5) a fencing token that did not increase from one
+ * JVM's hold to another's.
  *
  * <p>
  * {@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in
@@ -26,18 +27,23 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class BenchmarkMain {
 
+	/**
+	 * Every scenario.
+	 */
+	static final String ALL = "1,2,3,4,5";
+
 	private BenchmarkMain() {
 	}
 
 	public static void main(String[] args) throws Exception {
 		boolean smoke = args.length > 0 && args[0].equals("smoke");
-		String scenarios = System.getProperty("bench.scenarios", "1,2,3,4");
+		String scenarios = System.getProperty("bench.scenarios", ALL);
 		Report report = run(smoke, scenarios, Path.of("target"));
 		System.exit(report.hasFailures() ? 1 : 0);
 	}
 
 	static Report run(boolean smoke, Path outputDir) throws Exception {
-		return run(smoke, "1,2,3,4", outputDir);
+		return run(smoke, ALL, outputDir);
 	}
 
 	/**
@@ -57,7 +63,11 @@ public final class BenchmarkMain {
 			Map<MultiJvmScenario.Cell, CellResult> multi = scenarios.contains("3")
 					? MultiJvmScenario.run(MultiJvmScenario.Sizes.of(smoke), work, report) : Map.of();
 			Map<String, Double> jmh = scenarios.contains("4") ? jmh(zk, smoke, report) : Map.of();
+			LingerScenario.Result linger = scenarios.contains("5")
+					? LingerScenario.run(zk, LingerScenario.Sizes.of(smoke), work, report) : null;
 			goals(report, contention, big, latency, multi, jmh);
+			// After the others', so that the goals are listed in scenario order
+			LingerScenario.goals(linger, report);
 		}
 		if (!report.hasFailures()) {
 			// Worker logs are kept only to explain a failure
@@ -66,8 +76,9 @@ public final class BenchmarkMain {
 		String machine = Runtime.getRuntime().availableProcessors() + " cores, "
 				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name")
 				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
-				+ System.getProperty("os.arch")
-				+ "; ZooKeeper 3.9.4, loopback, fsync on: scenarios 1, 2, 4 one standalone server in its own JVM,"
+				+ System.getProperty("os.arch") + "; ZooKeeper 3.9.4, loopback, fsync "
+				+ (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
+				+ ": scenarios 1, 2, 4, 5 one standalone server in its own JVM,"
 				+ " scenario 3 a 3-server ensemble, a JVM per server";
 		report.write(outputDir, machine, "mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
 				+ (smoke ? " -Dbench.mode=smoke" : "") + properties());
@@ -81,9 +92,11 @@ public final class BenchmarkMain {
 	private static String properties() {
 		StringBuilder sb = new StringBuilder();
 		for (String name : List.of("bench.scenarios", "bench.implementations", "bench.jvms", "bench.threads",
-				"bench.keys", "bench.cellSeconds", "bench.workMicros")) {
+				"bench.keys", "bench.cellSeconds", "bench.workMicros", "bench.linger", "bench.visitEvery",
+				"bench.fsync")) {
 			String value = System.getProperty(name, "");
-			if (!value.isBlank() && !(name.equals("bench.scenarios") && value.equals("1,2,3,4"))) {
+			if (!value.isBlank() && !(name.equals("bench.scenarios") && value.equals(ALL))
+					&& !(name.equals("bench.fsync") && value.equals("true"))) {
 				sb.append(" -D").append(name).append('=').append(value);
 			}
 		}

@@ -32,7 +32,7 @@ final class MultiJvmScenario {
 	 */
 	static final List<String> IMPLEMENTATIONS = List.of("raw", "curator", "zklock");
 
-	private static final long READY_TIMEOUT_MS = 60_000;
+	static final long READY_TIMEOUT_MS = 60_000;
 
 	/**
 	 * A worker gives up 60 s after the end; the harness kills it 30 s after that.
@@ -66,7 +66,7 @@ final class MultiJvmScenario {
 					Long.parseLong(property("bench.workMicros", "50")), smoke);
 		}
 
-		private static String property(String name, String fallback) {
+		static String property(String name, String fallback) {
 			// The exec plugin passes every property, empty when not set
 			String value = System.getProperty(name, "");
 			return value.isBlank() ? fallback : value.trim();
@@ -145,15 +145,8 @@ final class MultiJvmScenario {
 			// Printed, not reported: on a busy machine this is most of a smoke run
 			System.out.println("  " + label + ": workers ready after "
 					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launched) + " ms");
-			// nanoTime is one clock for every process of the machine; the margin lets
-			// every worker read the line before the start
-			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+			long start = go(workers, sizes.cellSeconds());
 			long end = start + (long) (sizes.cellSeconds() * 1e9);
-			for (Process worker : workers) {
-				OutputStream in = worker.getOutputStream();
-				in.write((start + " " + end + "\n").getBytes(StandardCharsets.US_ASCII));
-				in.flush();
-			}
 			awaitExit(workers, outputs, end, label, report);
 			CellResult result = CellResult.read(outputs, start, end);
 			report(ensemble, cell, label, servers, result, report);
@@ -176,17 +169,27 @@ final class MultiJvmScenario {
 
 	private static Process start(ZooKeeperEnsemble ensemble, Cell cell, Sizes sizes, int j, Path out)
 			throws IOException {
+		return launch(List.of(cell.implementation(), ensemble.connectString(), Integer.toString(cell.keys()),
+				Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()), "jvm" + j, out.toString()), out,
+				sizes.smoke());
+	}
+
+	/**
+	 * Start a {@link MultiJvmWorker} with these arguments, its output going to
+	 * {@code out.log}.
+	 * @param smoke whether to start it with C1 only
+	 */
+	static Process launch(List<String> arguments, Path out, boolean smoke) throws IOException {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		// A small heap that allocates little: the serial collector, no collector threads
 		// to compete with the workers' on a small machine
 		command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC"));
-		if (sizes.smoke()) {
+		if (smoke) {
 			command.add("-XX:TieredStopAtLevel=1");
 		}
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), MultiJvmWorker.class.getName(),
-				cell.implementation(), ensemble.connectString(), Integer.toString(cell.keys()),
-				Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()), "jvm" + j, out.toString()));
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), MultiJvmWorker.class.getName()));
+		command.addAll(arguments);
 		return new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(Path.of(out + ".log").toFile())
 			.start();
@@ -196,7 +199,7 @@ final class MultiJvmScenario {
 	 * Wait for each worker's ready file; return the client port of the server each talks
 	 * to, or null if one died or did not get ready in time.
 	 */
-	private static @Nullable List<String> awaitReady(List<Process> workers, List<Path> outputs)
+	static @Nullable List<String> awaitReady(List<Process> workers, List<Path> outputs)
 			throws IOException, InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
 		List<Path> ready = outputs.stream().map((out) -> Path.of(out + ".ready")).toList();
@@ -213,7 +216,28 @@ final class MultiJvmScenario {
 		return servers;
 	}
 
-	private static void awaitExit(List<Process> workers, List<Path> outputs, long end, String label, Report report)
+	/**
+	 * Tell ready workers when to start and end: 200 ms from now, for {@code seconds}.
+	 * @return the start, in {@link System#nanoTime()}
+	 */
+	static long go(List<Process> workers, double seconds) throws IOException {
+		// nanoTime is one clock for every process of the machine; the margin lets every
+		// worker read the line before the start
+		long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+		long end = start + (long) (seconds * 1e9);
+		for (Process worker : workers) {
+			OutputStream in = worker.getOutputStream();
+			in.write((start + " " + end + "\n").getBytes(StandardCharsets.US_ASCII));
+			in.flush();
+		}
+		return start;
+	}
+
+	/**
+	 * Wait for the workers to exit, at most {@link #EXIT_TIMEOUT_MS} after the end;
+	 * report a worker that hung or failed as a correctness failure.
+	 */
+	static void awaitExit(List<Process> workers, List<Path> outputs, long end, String label, Report report)
 			throws InterruptedException {
 		long deadline = end + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
 		for (int j = 0; j < workers.size(); j++) {

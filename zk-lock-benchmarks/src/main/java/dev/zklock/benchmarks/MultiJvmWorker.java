@@ -36,12 +36,14 @@ import dev.zklock.core.ZkLockRegistry;
  *
  * <p>
  * Arguments:
- * {@code zklock|curator|raw connectString keys threads workMicros jvm outFile}. Once
- * connected it writes {@code outFile.ready} holding the client port of the server it
- * talks to, then reads {@code startNanos endNanos} from standard input, so every JVM of a
- * run starts at once however long each took to start. It exits 0; 1 if a thread failed or
- * was still waiting a minute after the end; 2 if it could not set up, or standard input
- * ended before the start line (the harness is gone). The harness reports any of them.
+ * {@code zklock|curator|raw connectString keys threads workMicros jvm outFile}, or those
+ * of a {@link LingerWorker} role for scenario 5 ({@code linger-owner},
+ * {@code linger-visitor}). Once connected it writes {@code outFile.ready} holding the
+ * client port of the server it talks to, then reads {@code startNanos endNanos} from
+ * standard input, so every JVM of a run starts at once however long each took to start.
+ * It exits 0; 1 if a thread failed or was still waiting a minute after the end; 2 if it
+ * could not set up, or standard input ended before the start line (the harness is gone).
+ * The harness reports any of them.
  */
 public final class MultiJvmWorker {
 
@@ -65,6 +67,28 @@ public final class MultiJvmWorker {
 
 	private static int run(String[] args) throws Exception {
 		String implementation = args[0];
+		try (CuratorFramework client = CuratorFrameworkFactory.newClient(args[1], 30_000, 15_000,
+				new ExponentialBackoffRetry(100, 3))) {
+			client.start();
+			if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Not connected to " + args[1] + " within 60 s");
+			}
+			Role role = implementation.startsWith(LingerWorker.PREFIX) ? LingerWorker.role(args, client)
+					: grants(args, client);
+			Files.writeString(Path.of(role.out() + ".ready"), server(client));
+			String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
+			if (go == null) {
+				throw new IllegalStateException("The harness closed standard input before the start");
+			}
+			String[] times = go.trim().split(" ");
+			return role.run(Long.parseLong(times[0]), Long.parseLong(times[1]));
+		}
+	}
+
+	/**
+	 * Scenario 3's role: threads that take random keys.
+	 */
+	private static Role grants(String[] args, CuratorFramework client) throws Exception {
 		int keyCount = Integer.parseInt(args[2]);
 		int threads = Integer.parseInt(args[3]);
 		long workNanos = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(args[4]));
@@ -72,21 +96,18 @@ public final class MultiJvmWorker {
 		Path out = Path.of(args[6]);
 		String[] keys = new String[keyCount];
 		Arrays.setAll(keys, (i) -> "k" + i);
-		try (CuratorFramework client = CuratorFrameworkFactory.newClient(args[1], 30_000, 15_000,
-				new ExponentialBackoffRetry(100, 3))) {
-			client.start();
-			if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Not connected to " + args[1] + " within 60 s");
+		Supplier<Holder> holders = holders(args[0], client, keys);
+		return new Role() {
+			@Override
+			public Path out() {
+				return out;
 			}
-			Supplier<Holder> holders = holders(implementation, client, keys);
-			Files.writeString(Path.of(out + ".ready"), server(client));
-			String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
-			if (go == null) {
-				throw new IllegalStateException("The harness closed standard input before the start");
+
+			@Override
+			public int run(long start, long end) throws Exception {
+				return MultiJvmWorker.run(holders, keys, threads, workNanos, start, end, jvm, out);
 			}
-			String[] times = go.trim().split(" ");
-			return run(holders, keys, threads, workNanos, Long.parseLong(times[0]), Long.parseLong(times[1]), jvm, out);
-		}
+		};
 	}
 
 	private static int run(Supplier<Holder> holders, String[] keys, int threads, long workNanos, long start, long end,
@@ -219,6 +240,25 @@ public final class MultiJvmWorker {
 		}
 		String remote = description.substring(at).split(" ")[0];
 		return remote.substring(remote.lastIndexOf(':') + 1);
+	}
+
+	/**
+	 * What a worker JVM does once the harness starts it, set up before it reports ready.
+	 */
+	interface Role {
+
+		/**
+		 * The file the results go to; {@code out.ready} tells the harness the worker is
+		 * ready.
+		 */
+		Path out();
+
+		/**
+		 * Run from {@code start} to {@code end} ({@link System#nanoTime()}), write the
+		 * results and return the exit status.
+		 */
+		int run(long start, long end) throws Exception;
+
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.zklock.benchmarks;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,8 +23,13 @@ class BenchmarkSmokeTests {
 		Report report = BenchmarkMain.run(true, output);
 		assertThat(report.hasFailures()).isFalse();
 		assertThat(Files.readString(output.resolve("benchmark-results.md"))).contains("Scenario 1", "Scenario 2",
-				"Scenario 3", "Scenario 4", "Goals");
-		assertThat(Files.readAllLines(output.resolve("benchmark-results.csv"))).hasSizeGreaterThan(10);
+				"Scenario 3", "Scenario 4", "Scenario 5", "Goals");
+		List<String> csv = Files.readAllLines(output.resolve("benchmark-results.csv"));
+		assertThat(csv).hasSizeGreaterThan(10);
+		// Scenario 5: a row for each run, each with no violation (overlap or fencing)
+		assertThat(csv).filteredOn((line) -> line.startsWith(LingerScenario.TITLE) && line.contains("violations"))
+			.hasSize(2)
+			.allSatisfy((line) -> assertThat(line).endsWith(",violations,0"));
 	}
 
 }
