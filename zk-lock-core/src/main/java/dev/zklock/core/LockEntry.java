@@ -93,12 +93,14 @@ final class LockEntry extends TableEntry {
 			this.remoteWaiting = true;
 			return;
 		}
+		// Raised before the mutex is taken: a thread re-locking the key in a loop sees it
+		// at its next reuse and deletes, even while it keeps this thread off the mutex. A
+		// release that read it clear lingered before this takes the mutex, and is ended
+		// here
+		this.remoteWaiting = true;
 		boolean ended;
 		this.mutex.lock();
 		try {
-			// Raised under the mutex: a release either sees it and deletes, or lingers
-			// first and is ended here
-			this.remoteWaiting = true;
 			ended = endLingerIfLingering();
 		}
 		finally {
