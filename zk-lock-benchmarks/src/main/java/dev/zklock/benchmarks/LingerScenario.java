@@ -293,13 +293,7 @@ final class LingerScenario {
 			return null;
 		}
 		finally {
-			for (Process worker : workers) {
-				worker.destroyForcibly();
-			}
-			for (Path output : outputs) {
-				Files.deleteIfExists(output);
-				Files.deleteIfExists(Path.of(output + ".ready"));
-			}
+			MultiJvmScenario.cleanUp(workers, outputs);
 		}
 	}
 

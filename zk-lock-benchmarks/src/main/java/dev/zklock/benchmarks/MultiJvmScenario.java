@@ -157,13 +157,20 @@ final class MultiJvmScenario {
 			return null;
 		}
 		finally {
-			for (Process worker : workers) {
-				worker.destroyForcibly();
-			}
-			for (Path output : outputs) {
-				Files.deleteIfExists(output);
-				Files.deleteIfExists(Path.of(output + ".ready"));
-			}
+			cleanUp(workers, outputs);
+		}
+	}
+
+	/**
+	 * Stop the workers, whatever state they are in, and delete their files.
+	 */
+	static void cleanUp(List<Process> workers, List<Path> outputs) throws IOException {
+		for (Process worker : workers) {
+			worker.destroyForcibly();
+		}
+		for (Path output : outputs) {
+			Files.deleteIfExists(output);
+			Files.deleteIfExists(Path.of(output + ".ready"));
 		}
 	}
 

@@ -98,17 +98,7 @@ final class LockEntry extends TableEntry {
 		// release that read it clear lingered before this takes the mutex, and is ended
 		// here
 		this.remoteWaiting = true;
-		boolean ended;
-		this.mutex.lock();
-		try {
-			ended = endLingerIfLingering();
-		}
-		finally {
-			this.mutex.unlock();
-		}
-		if (ended) {
-			linger.retire(this);
-		}
+		endLinger();
 	}
 
 	@Override
