@@ -54,14 +54,8 @@ final class Linger {
 		this.reaper = reaper;
 		this.connectedSession = connectedSession;
 		this.retire = retire;
-		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
-			Thread thread = new Thread(task, "zk-lock-linger");
-			thread.setDaemon(true);
-			return thread;
-		});
-		// No thread stays while no node lingers; none runs once the registry has closed
-		this.timer.setKeepAliveTime(1, TimeUnit.SECONDS);
-		this.timer.allowCoreThreadTimeOut(true);
+		this.timer = NodeReaper.idleDaemonTimer("zk-lock-linger");
+		// None runs once the registry has closed
 		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		this.timer.setRemoveOnCancelPolicy(true);
 	}

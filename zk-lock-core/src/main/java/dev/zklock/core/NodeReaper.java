@@ -65,14 +65,7 @@ final class NodeReaper implements ConnectionStateListener {
 	NodeReaper(CuratorFramework client, ZkOps ops) {
 		this.client = client;
 		this.ops = ops;
-		this.retries = new ScheduledThreadPoolExecutor(1, (task) -> {
-			Thread thread = new Thread(task, "zk-lock-reaper");
-			thread.setDaemon(true);
-			return thread;
-		});
-		// No thread lingers while there is nothing to retry
-		this.retries.setKeepAliveTime(1, TimeUnit.SECONDS);
-		this.retries.allowCoreThreadTimeOut(true);
+		this.retries = idleDaemonTimer("zk-lock-reaper");
 		client.getConnectionStateListenable().addListener(this);
 	}
 
@@ -81,6 +74,21 @@ final class NodeReaper implements ConnectionStateListener {
 		if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
 			resend();
 		}
+	}
+
+	/**
+	 * A timer of one daemon thread that goes away while it has nothing to run, so that an
+	 * idle registry keeps no thread.
+	 */
+	static ScheduledThreadPoolExecutor idleDaemonTimer(String name) {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, name);
+			thread.setDaemon(true);
+			return thread;
+		});
+		timer.setKeepAliveTime(1, TimeUnit.SECONDS);
+		timer.allowCoreThreadTimeOut(true);
+		return timer;
 	}
 
 	/**
