@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
  * acquisition takes the kept lease as if handed off; a child event on the lock path, the
  * linger's end or the registry's close deletes the node.
+ *
+ * <p>
+ * The waiter granted is woken only once the mutex is released: woken under it, the new
+ * holder could run at once and block on the mutex for its own release, a second park and
+ * wake-up on every hand-off while arrivals queue up on the mutex behind it.
  */
 final class LockEntry extends TableEntry {
 
@@ -353,6 +358,7 @@ final class LockEntry extends TableEntry {
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		Linger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
+		Waiter granted = null;
 		this.mutex.lock();
 		try {
 			if (this.holder != who) {
@@ -398,7 +404,7 @@ final class LockEntry extends TableEntry {
 					// mutex again
 					markHeld(next.who);
 				}
-				grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
+				granted = grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
 			}
 			else {
 				this.holder = null;
@@ -407,6 +413,7 @@ final class LockEntry extends TableEntry {
 		}
 		finally {
 			this.mutex.unlock();
+			wake(granted);
 		}
 	}
 
@@ -599,6 +606,7 @@ final class LockEntry extends TableEntry {
 	 * tries.
 	 */
 	void abandonSlot(Object who) {
+		Waiter granted = null;
 		this.mutex.lock();
 		try {
 			if (this.holder != who) {
@@ -606,7 +614,7 @@ final class LockEntry extends TableEntry {
 			}
 			Waiter next = this.waiters.pollFirst();
 			if (next != null) {
-				grant(next, Slot.GRANTED);
+				granted = grant(next, Slot.GRANTED);
 			}
 			else {
 				this.holder = null;
@@ -614,15 +622,31 @@ final class LockEntry extends TableEntry {
 		}
 		finally {
 			this.mutex.unlock();
+			wake(granted);
 		}
 	}
 
-	/** Guarded by mutex. */
-	private void grant(Waiter next, Slot outcome) {
+	/**
+	 * Guarded by mutex. The caller {@link #wake wakes} the waiter once the mutex is
+	 * released.
+	 * @return the waiter granted
+	 */
+	private Waiter grant(Waiter next, Slot outcome) {
 		this.holder = next.who;
 		next.outcome = outcome;
 		next.granted = true;
-		LockSupport.unpark(next.thread);
+		return next;
+	}
+
+	/**
+	 * Wake a waiter granted the slot, if any, after the mutex is released. It holds from
+	 * the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
+	 * itself granted.
+	 */
+	private static void wake(@Nullable Waiter granted) {
+		if (granted != null) {
+			LockSupport.unpark(granted.thread);
+		}
 	}
 
 	@Override
