@@ -108,8 +108,14 @@ final class LockEntry extends TableEntry {
 
 	@Override
 	void childListRead(boolean othersQueued) {
-		// No linger while a participant lists: the entry has no lease then
-		this.remoteWaiting = othersQueued;
+		if (othersQueued) {
+			// A list read just after a hold was granted without one can come during a
+			// linger
+			noteRemoteWaiter();
+		}
+		else {
+			this.remoteWaiting = false;
+		}
 	}
 
 	@Nullable Thread ownerThread() {

@@ -24,8 +24,11 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
  */
 final class LockWatches implements Watcher {
 
-	/** Who waits for which predecessor (server path) to change. */
-	private final ConcurrentHashMap<String, CompletableFuture<Void>> predecessors = new ConcurrentHashMap<>();
+	/**
+	 * Who waits for which predecessor (server path) to change: completed with whether it
+	 * was deleted.
+	 */
+	private final ConcurrentHashMap<String, CompletableFuture<Boolean>> predecessors = new ConcurrentHashMap<>();
 
 	/**
 	 * Who waits for the child list of a lock path (server path) to change: one future per
@@ -59,7 +62,7 @@ final class LockWatches implements Watcher {
 			case None -> {
 				// The connection changed: every waiter looks again, on whatever session
 				// it has
-				this.predecessors.values().forEach((waiter) -> waiter.complete(null));
+				this.predecessors.values().forEach((waiter) -> waiter.complete(false));
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
 				KeeperState state = event.getState();
 				if (state != KeeperState.SyncConnected && state != KeeperState.SaslAuthenticated) {
@@ -75,9 +78,9 @@ final class LockWatches implements Watcher {
 				this.childrenChanged.accept(event.getPath());
 			}
 			default -> {
-				CompletableFuture<Void> waiter = this.predecessors.remove(event.getPath());
+				CompletableFuture<Boolean> waiter = this.predecessors.remove(event.getPath());
 				if (waiter != null) {
-					waiter.complete(null);
+					waiter.complete(event.getType() == EventType.NodeDeleted);
 				}
 				this.nodeChanged.accept(event.getPath());
 				if (event.getType() == EventType.NodeDeleted) {
@@ -93,15 +96,16 @@ final class LockWatches implements Watcher {
 	 * Register interest in a change of a predecessor, before the read that sets the
 	 * watch, so that no event can come between the two unseen.
 	 * @param serverPath the predecessor's server path
-	 * @return a future completed when the predecessor changes or the connection does
+	 * @return a future completed when the predecessor changes or the connection does:
+	 * {@code true} only if the predecessor was deleted
 	 */
-	CompletableFuture<Void> expect(String serverPath) {
-		CompletableFuture<Void> waiter = new CompletableFuture<>();
-		CompletableFuture<Void> previous = this.predecessors.put(serverPath, waiter);
+	CompletableFuture<Boolean> expect(String serverPath) {
+		CompletableFuture<Boolean> waiter = new CompletableFuture<>();
+		CompletableFuture<Boolean> previous = this.predecessors.put(serverPath, waiter);
 		if (previous != null) {
 			// One participant per key waits at a time; an earlier one wakes and looks
 			// again
-			previous.complete(null);
+			previous.complete(false);
 		}
 		return waiter;
 	}
@@ -123,7 +127,7 @@ final class LockWatches implements Watcher {
 	 * @param serverPath the predecessor's server path
 	 * @param waiter what {@link #expect} returned
 	 */
-	void forget(String serverPath, CompletableFuture<Void> waiter) {
+	void forget(String serverPath, CompletableFuture<Boolean> waiter) {
 		this.predecessors.remove(serverPath, waiter);
 	}
 

@@ -380,21 +380,55 @@ final class ZkParticipant {
 			awaitChildren(lockPath, children);
 		}
 		else {
-			awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0);
+			// Every node ahead of ours was in the list (a lower sequence is an earlier
+			// create, which this list, read after ours, shows), and nodes only ever leave
+			// it: if ours would hold without the one we wait behind, its delete makes
+			// ours hold, while ours is still there, and reading the list again would only
+			// say so, one round trip later
+			boolean holdsOnDelete = holdsWithout(queue, blocker, ourName);
+			if (awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0, holdsOnDelete ? owned.path() : null)
+					&& ownedBySession(owned.stat())) {
+				// Read anyway, not awaited: it arms the child watch again and tells the
+				// entry who queues behind
+				watchChildren(lockPath);
+				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+			}
 		}
 		return null;
 	}
 
 	/**
-	 * Wait until our predecessor changes (usually: is deleted), through the registry's
-	 * one watcher.
+	 * Whether our node would hold in {@code queue} without the node at {@code blocker}.
 	 */
-	private void awaitPredecessor(String predecessor, boolean predecessorHolds) throws Exception {
+	private boolean holdsWithout(List<String> queue, int blocker, String ourName) {
+		List<String> rest = new ArrayList<>(queue);
+		rest.remove(blocker);
+		return this.driver.blockerIndex(rest, rest.indexOf(ourName)) == LockDriver.HOLDS;
+	}
+
+	/**
+	 * Wait until our predecessor changes (usually: is deleted), through the registry's
+	 * one watcher. Given our node, it is watched too, so that its delete (by hand, say)
+	 * is known before the predecessor's: ZooKeeper sends one session its events in the
+	 * order of the changes.
+	 * @param ours our node, if the predecessor's delete makes it hold, else {@code null}
+	 * @return whether our node holds now: the predecessor is gone (deleted, or not found
+	 * by the read that sets the watch) and our node, given, is not; {@code false} means
+	 * look again
+	 */
+	private boolean awaitPredecessor(String predecessor, boolean predecessorHolds, @Nullable String ours)
+			throws Exception {
 		String serverPath = this.ops.serverPath(predecessor);
-		CompletableFuture<Void> changed = this.watches.expect(serverPath);
+		String ourServerPath = (ours != null) ? this.ops.serverPath(ours) : null;
+		CompletableFuture<Boolean> changed = this.watches.expect(serverPath);
+		CompletableFuture<Boolean> oursChanged = (ourServerPath != null) ? this.watches.expect(ourServerPath) : null;
 		try {
+			// Sent first: its reply comes before the predecessor's
+			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
+					: null;
 			ZkOps.NodeData read = awaitReply(this.ops.getData(predecessor, this.watches),
 					"the read of our predecessor");
+			boolean gone = true;
 			if (read != null) {
 				if (predecessorHolds) {
 					// The read that sets the watch tells who holds: naming them costs no
@@ -402,15 +436,20 @@ final class ZkParticipant {
 					this.lastHolderOwner = owner(read.data());
 				}
 				try {
-					await(changed);
+					gone = await(changed);
 				}
 				catch (TimeoutException ex) {
 					throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
 				}
 			}
+			return gone && ourRead != null && oursChanged != null && awaitReply(ourRead, "the read of our node") != null
+					&& !oursChanged.getNow(false);
 		}
 		finally {
 			this.watches.forget(serverPath, changed);
+			if (ourServerPath != null && oursChanged != null) {
+				this.watches.forget(ourServerPath, oursChanged);
+			}
 		}
 	}
 
