@@ -176,7 +176,7 @@ final class MultiJvmScenario {
 
 	private static Process start(ZooKeeperEnsemble ensemble, Cell cell, Sizes sizes, int j, Path out)
 			throws IOException {
-		return launch(List.of(cell.implementation(), ensemble.connectString(), Integer.toString(cell.keys()),
+		return launch(List.of(cell.implementation(), ensemble.addressFor(j), Integer.toString(cell.keys()),
 				Integer.toString(sizes.threads()), Long.toString(sizes.workMicros()), "jvm" + j, out.toString()), out,
 				sizes.smoke());
 	}

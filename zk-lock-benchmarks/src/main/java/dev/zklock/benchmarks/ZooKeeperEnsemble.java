@@ -55,10 +55,25 @@ final class ZooKeeperEnsemble implements AutoCloseable {
 	}
 
 	/**
-	 * Every server, as ZooKeeper's client expects: it picks one at random.
+	 * Every server, for the log.
 	 */
 	String connectString() {
 		return this.servers.stream().map(ZooKeeperProcess::address).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * The one server worker {@code j} of a run talks to: the followers in turn, then the
+	 * leader (F, F, L, F, ... ), so that every implementation of a cell meets the same
+	 * placement. Left to the client's random pick, placement weighs as much as the recipe
+	 * on many keys, since a follower's writes take one more hop, to the leader.
+	 * @param j the worker's index in its run
+	 * @return the server's address
+	 */
+	String addressFor(int j) {
+		List<ZooKeeperProcess> order = new ArrayList<>();
+		this.servers.stream().filter((server) -> !"leader".equals(server.mode())).forEach(order::add);
+		this.servers.stream().filter((server) -> !order.contains(server)).forEach(order::add);
+		return order.get(j % order.size()).address();
 	}
 
 	/**
