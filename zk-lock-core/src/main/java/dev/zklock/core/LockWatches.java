@@ -11,7 +11,8 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 
 /**
  * The one ZooKeeper {@link Watcher} of a registry, for every watch the engine sets: the
- * data watch on a predecessor a participant waits behind, and the child watch on a lock
+ * data watch on a predecessor a participant waits behind (and on the participant's own
+ * node, when the predecessor's delete would make it hold), and the child watch on a lock
  * path that tells a holder another participant queued behind it, or a semaphore's waiting
  * lease that a lease ahead of it went, and the data watch on a held node for a revocation
  * request.
