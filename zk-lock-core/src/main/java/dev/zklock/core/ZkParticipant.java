@@ -413,8 +413,9 @@ final class ZkParticipant {
 	 * order of the changes.
 	 * @param ours our node, if the predecessor's delete makes it hold, else {@code null}
 	 * @return whether our node holds now: the predecessor is gone (deleted, or not found
-	 * by the read that sets the watch) and our node, given, is not; {@code false} means
-	 * look again
+	 * by the read that sets the watch) and our node, given, is untouched (any event on
+	 * it, a revocation request say, consumes the watch that would tell its delete);
+	 * {@code false} means look again
 	 */
 	private boolean awaitPredecessor(String predecessor, boolean predecessorHolds, @Nullable String ours)
 			throws Exception {
@@ -443,7 +444,7 @@ final class ZkParticipant {
 				}
 			}
 			return gone && ourRead != null && oursChanged != null && awaitReply(ourRead, "the read of our node") != null
-					&& !oursChanged.getNow(false);
+					&& !oursChanged.isDone();
 		}
 		finally {
 			this.watches.forget(serverPath, changed);

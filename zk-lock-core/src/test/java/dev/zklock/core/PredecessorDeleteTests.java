@@ -9,11 +9,14 @@ import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,7 +42,7 @@ class PredecessorDeleteTests {
 		curator.acquire();
 		ZkLock lock = this.zk.newRegistry().obtain("behind-holder");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/behind-holder");
-		eventually().until(() -> this.zk.children("/locks/behind-holder").size() == 2);
+		awaitNodes("/locks/behind-holder", 2);
 		curator.release();
 		Hold hold = waiter.get(30, TimeUnit.SECONDS);
 		assertThat(hold.nodes()).singleElement().satisfies((node) -> assertThat(node.czxid()).isEqualTo(hold.token()));
@@ -50,31 +53,31 @@ class PredecessorDeleteTests {
 		CuratorFramework client = this.zk.newClient();
 		InterProcessMutex curator = new InterProcessMutex(client, "/locks/behind-waiter");
 		curator.acquire();
-		// Another participant queued behind the holder, as a waiting Curator mutex would
-		String between = client.create()
-			.withProtection()
-			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-			.forPath("/locks/behind-waiter/lock-");
+		String between = queueAs(client, "/locks/behind-waiter/lock-");
 		ZkLock lock = this.zk.newRegistry().obtain("behind-waiter");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/behind-waiter");
-		eventually().until(() -> this.zk.children("/locks/behind-waiter").size() == 3);
-		client.delete().forPath(between);
-		Thread.sleep(NOT_IN_MS);
-		assertThat(waiter).as("in while the holder holds").isNotDone();
-		curator.release();
-		Hold hold = waiter.get(30, TimeUnit.SECONDS);
+		awaitNodes("/locks/behind-waiter", 3);
+		Hold hold = inOnlyAfter(client, between, waiter, curator::release);
 		assertThat(hold.nodes()).singleElement().satisfies((node) -> assertThat(node.czxid()).isEqualTo(hold.token()));
 	}
 
-	@Test
-	void aWaiterWhoseNodeWasDeletedByHandHoldsOnlyOnANewNode() throws Exception {
+	/**
+	 * Also after a revocation request on the waiting node: its event consumes the watch
+	 * that would tell the delete.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aWaiterWhoseNodeWasDeletedByHandHoldsOnlyOnANewNode(boolean revocationRequestedFirst) throws Exception {
 		CuratorFramework client = this.zk.newClient();
 		InterProcessMutex curator = new InterProcessMutex(client, "/locks/deleted-waiter");
 		curator.acquire();
 		ZkLock lock = this.zk.newRegistry().obtain("deleted-waiter");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/deleted-waiter");
-		eventually().until(() -> this.zk.children("/locks/deleted-waiter").size() == 2);
+		awaitNodes("/locks/deleted-waiter", 2);
 		String ours = ZkParticipant.inQueueOrder(this.zk.children("/locks/deleted-waiter")).get(1);
+		if (revocationRequestedFirst) {
+			Revoker.attemptRevoke(client, "/locks/deleted-waiter/" + ours);
+		}
 		client.delete().forPath("/locks/deleted-waiter/" + ours);
 		curator.release();
 		Hold hold = waiter.get(30, TimeUnit.SECONDS);
@@ -89,18 +92,11 @@ class PredecessorDeleteTests {
 		CuratorFramework client = this.zk.newClient();
 		InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/writer-behind");
 		curator.writeLock().acquire();
-		String waitingReader = client.create()
-			.withProtection()
-			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-			.forPath("/locks/writer-behind/__READ__");
+		String waitingReader = queueAs(client, "/locks/writer-behind/__READ__");
 		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("writer-behind");
 		CompletableFuture<Hold> writer = holdOnOtherThread(client, lock.writeLock(), "/locks/writer-behind");
-		eventually().until(() -> this.zk.children("/locks/writer-behind").size() == 3);
-		client.delete().forPath(waitingReader);
-		Thread.sleep(NOT_IN_MS);
-		assertThat(writer).as("in while the other writer holds").isNotDone();
-		curator.writeLock().release();
-		assertThat(writer.get(30, TimeUnit.SECONDS).nodes()).hasSize(1);
+		awaitNodes("/locks/writer-behind", 3);
+		assertThat(inOnlyAfter(client, waitingReader, writer, curator.writeLock()::release).nodes()).hasSize(1);
 	}
 
 	@Test
@@ -108,16 +104,38 @@ class PredecessorDeleteTests {
 		CuratorFramework client = this.zk.newClient();
 		InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/reader-behind");
 		curator.readLock().acquire();
-		String waitingWriter = client.create()
-			.withProtection()
-			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-			.forPath("/locks/reader-behind/__WRIT__");
+		String waitingWriter = queueAs(client, "/locks/reader-behind/__WRIT__");
 		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("reader-behind");
 		CompletableFuture<Hold> reader = holdOnOtherThread(client, lock.readLock(), "/locks/reader-behind");
-		eventually().until(() -> this.zk.children("/locks/reader-behind").size() == 3);
+		awaitNodes("/locks/reader-behind", 3);
 		client.delete().forPath(waitingWriter);
 		assertThat(reader.get(30, TimeUnit.SECONDS).nodes()).as("the Curator reader and ours").hasSize(2);
 		curator.readLock().release();
+	}
+
+	/**
+	 * Queue another participant's node, as a waiting Curator recipe would.
+	 * @param prefix the lock path and the recipe's lock name
+	 */
+	private static String queueAs(CuratorFramework client, String prefix) throws Exception {
+		return client.create().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(prefix);
+	}
+
+	/**
+	 * Delete another waiter's node ahead of ours: ours must stay out until the holder
+	 * releases, then get in.
+	 */
+	private static Hold inOnlyAfter(CuratorFramework client, String waiterAhead, CompletableFuture<Hold> ours,
+			Release holderRelease) throws Exception {
+		client.delete().forPath(waiterAhead);
+		Thread.sleep(NOT_IN_MS);
+		assertThat(ours).as("in while the holder holds").isNotDone();
+		holderRelease.run();
+		return ours.get(30, TimeUnit.SECONDS);
+	}
+
+	private void awaitNodes(String lockPath, int count) {
+		eventually().until(() -> this.zk.children(lockPath).size() == count);
 	}
 
 	/**
@@ -153,6 +171,12 @@ class PredecessorDeleteTests {
 			}
 		}
 		return nodes;
+	}
+
+	private interface Release {
+
+		void run() throws Exception;
+
 	}
 
 	private record Hold(long token, List<Node> nodes) {
