@@ -63,6 +63,34 @@ final class ZkOps {
 		}
 	}
 
+	/**
+	 * Whether the current handle's connection is up as its send thread last saw it.
+	 * Curator's {@link #isConnected()} follows the events on the client's event thread,
+	 * so it still says connected while that thread is busy and the events that say
+	 * otherwise wait behind.
+	 */
+	boolean isHandleConnected() {
+		try {
+			return zooKeeper().getState().isConnected();
+		}
+		catch (Exception ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * The session timeout the server granted the current handle, in milliseconds; 0 if
+	 * there is none yet.
+	 */
+	int negotiatedSessionTimeoutMs() {
+		try {
+			return zooKeeper().getSessionTimeout();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
 	boolean isClientClosed() {
 		return this.client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STOPPED;
 	}

@@ -424,6 +424,7 @@ final class ZkParticipant {
 		CompletableFuture<Boolean> changed = this.watches.expect(serverPath);
 		CompletableFuture<Boolean> oursChanged = (ourServerPath != null) ? this.watches.expect(ourServerPath) : null;
 		try {
+			long ourReadSent = System.nanoTime();
 			// Sent first: its reply comes before the predecessor's
 			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
 					: null;
@@ -444,7 +445,7 @@ final class ZkParticipant {
 				}
 			}
 			return gone && ourRead != null && oursChanged != null && awaitReply(ourRead, "the read of our node") != null
-					&& !oursChanged.isDone();
+					&& !oursChanged.isDone() && isRecent(ourReadSent);
 		}
 		finally {
 			this.watches.forget(serverPath, changed);
@@ -452,6 +453,20 @@ final class ZkParticipant {
 				this.watches.forget(ourServerPath, oursChanged);
 			}
 		}
+	}
+
+	/**
+	 * Whether a delete event that arrived now is proof that our node is still there. The
+	 * server read our node after {@code sent}, so it cannot expire our session, delete
+	 * our node with it and let the participant behind us in, sooner than a session
+	 * timeout after that. An event handled much later (the client's event thread kept
+	 * busy, the process stalled) may be older than our session; then the list is read, as
+	 * after any other event. Half the timeout leaves room for the server's and our
+	 * clocks' rates.
+	 */
+	private boolean isRecent(long sent) {
+		long sessionTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(this.ops.negotiatedSessionTimeoutMs());
+		return System.nanoTime() - sent < sessionTimeoutNanos / 2 && this.ops.isHandleConnected();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.zklock.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.zklock.core.faults.ZkFaultProxy;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -85,6 +88,65 @@ class PredecessorDeleteTests {
 			assertThat(node.name()).isNotEqualTo(ours);
 			assertThat(node.czxid()).isEqualTo(hold.token());
 		});
+	}
+
+	/**
+	 * A delete event handled long after it came (the event thread kept busy by another
+	 * watcher of the same client) is no proof: meanwhile the connection went, the session
+	 * expired with our node, and the participant behind us got in.
+	 */
+	@Test
+	void aLateDeleteEventIsNoProofThatOurNodeIsStillThere() throws Exception {
+		CuratorFramework direct = this.zk.newClient();
+		InterProcessMutex holder = new InterProcessMutex(direct, "/locks/late-event");
+		holder.acquire();
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework proxied = this.zk.newClient(proxy.connectString());
+		ZkLock lock = this.zk.newRegistry(proxied).obtain("late-event");
+		CompletableFuture<Hold> waiter = holdOnOtherThread(direct, lock, "/locks/late-event");
+		awaitNodes("/locks/late-event", 2);
+		InterProcessMutex behind = new InterProcessMutex(this.zk.newClient(), "/locks/late-event");
+		CompletableFuture<Boolean> behindHolds = CompletableFuture.supplyAsync(() -> {
+			try {
+				boolean got = behind.acquire(30, TimeUnit.SECONDS);
+				if (got) {
+					behind.release();
+				}
+				return got;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		awaitNodes("/locks/late-event", 3);
+		// Keep the proxied client's event thread busy for longer than the session lives
+		CountDownLatch busy = new CountDownLatch(1);
+		CountDownLatch free = new CountDownLatch(1);
+		proxied.getZookeeperClient().getZooKeeper().exists("/busy", (event) -> {
+			busy.countDown();
+			try {
+				free.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		direct.create().forPath("/busy");
+		assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+		// The delete event reaches the client and waits behind the busy watcher
+		holder.release();
+		Thread.sleep(500);
+		proxy.blackhole(true);
+		try {
+			// Our session expires, our node goes with it, and the one behind gets in
+			assertThat(behindHolds.get(30, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			free.countDown();
+		}
+		Thread.sleep(NOT_IN_MS);
+		assertThat(waiter).as("in on an event older than its session").isNotDone();
+		proxy.blackhole(false);
 	}
 
 	@Test
