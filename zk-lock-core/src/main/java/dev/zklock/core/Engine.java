@@ -211,12 +211,14 @@ final class Engine {
 	 */
 	private void childrenChanged(String serverPath) {
 		String path = this.ops.withoutNamespace(serverPath);
-		TableEntry entry = this.mutexes.get(path);
-		if (entry == null) {
-			entry = this.readWrites.get(path);
+		// Both, if a key is used with both recipes: each queues on the same path
+		TableEntry exclusive = this.mutexes.get(path);
+		if (exclusive != null) {
+			exclusive.noteRemoteWaiter();
 		}
-		if (entry != null) {
-			entry.noteRemoteWaiter();
+		TableEntry readWrite = this.readWrites.get(path);
+		if (readWrite != null) {
+			readWrite.noteRemoteWaiter();
 		}
 	}
 

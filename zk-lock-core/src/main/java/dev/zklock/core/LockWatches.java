@@ -1,7 +1,9 @@
 package dev.zklock.core;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import org.apache.zookeeper.WatchedEvent;
@@ -26,10 +28,12 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 final class LockWatches implements Watcher {
 
 	/**
-	 * Who waits for which predecessor (server path) to change: completed with whether it
-	 * was deleted.
+	 * Who waits for which node (server path) to change: each completed with whether it
+	 * was deleted. Several participants of a registry can wait on one node: two recipes
+	 * on one path behind the same node, or a participant behind the node another watches
+	 * as its own.
 	 */
-	private final ConcurrentHashMap<String, CompletableFuture<Boolean>> predecessors = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, List<CompletableFuture<Boolean>>> predecessors = new ConcurrentHashMap<>();
 
 	/**
 	 * Who waits for the child list of a lock path (server path) to change: one future per
@@ -63,7 +67,7 @@ final class LockWatches implements Watcher {
 			case None -> {
 				// The connection changed: every waiter looks again, on whatever session
 				// it has
-				this.predecessors.values().forEach((waiter) -> waiter.complete(false));
+				this.predecessors.values().forEach((waiters) -> complete(waiters, false));
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
 				KeeperState state = event.getState();
 				if (state != KeeperState.SyncConnected && state != KeeperState.SaslAuthenticated) {
@@ -79,9 +83,9 @@ final class LockWatches implements Watcher {
 				this.childrenChanged.accept(event.getPath());
 			}
 			default -> {
-				CompletableFuture<Boolean> waiter = this.predecessors.remove(event.getPath());
-				if (waiter != null) {
-					waiter.complete(event.getType() == EventType.NodeDeleted);
+				List<CompletableFuture<Boolean>> waiters = this.predecessors.remove(event.getPath());
+				if (waiters != null) {
+					complete(waiters, event.getType() == EventType.NodeDeleted);
 				}
 				this.nodeChanged.accept(event.getPath());
 				if (event.getType() == EventType.NodeDeleted) {
@@ -102,12 +106,14 @@ final class LockWatches implements Watcher {
 	 */
 	CompletableFuture<Boolean> expect(String serverPath) {
 		CompletableFuture<Boolean> waiter = new CompletableFuture<>();
-		CompletableFuture<Boolean> previous = this.predecessors.put(serverPath, waiter);
-		if (previous != null) {
-			// One participant per key waits at a time; an earlier one wakes and looks
-			// again
-			previous.complete(false);
-		}
+		// Beside the others: replacing one would wake it to read the list and expect
+		// again, replacing this one, in a loop of round trips for as long as the node
+		// lives
+		this.predecessors.compute(serverPath, (path, waiters) -> {
+			List<CompletableFuture<Boolean>> more = (waiters != null) ? waiters : new CopyOnWriteArrayList<>();
+			more.add(waiter);
+			return more;
+		});
 		return waiter;
 	}
 
@@ -129,7 +135,14 @@ final class LockWatches implements Watcher {
 	 * @param waiter what {@link #expect} returned
 	 */
 	void forget(String serverPath, CompletableFuture<Boolean> waiter) {
-		this.predecessors.remove(serverPath, waiter);
+		this.predecessors.computeIfPresent(serverPath, (path, waiters) -> {
+			waiters.remove(waiter);
+			return waiters.isEmpty() ? null : waiters;
+		});
+	}
+
+	private static void complete(List<CompletableFuture<Boolean>> waiters, boolean deleted) {
+		waiters.forEach((waiter) -> waiter.complete(deleted));
 	}
 
 }

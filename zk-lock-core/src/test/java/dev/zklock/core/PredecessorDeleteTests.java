@@ -12,6 +12,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -173,6 +174,32 @@ class PredecessorDeleteTests {
 		client.delete().forPath(waitingWriter);
 		assertThat(reader.get(30, TimeUnit.SECONDS).nodes()).as("the Curator reader and ours").hasSize(2);
 		curator.readLock().release();
+	}
+
+	@Test
+	void twoRecipesOfOneRegistryWaitingOnOneNodeLeaveEachOtherWaiting() throws Exception {
+		CuratorFramework client = this.zk.newClient();
+		InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/one-node");
+		curator.writeLock().acquire();
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		// Two recipes on one path (they do not exclude each other), both behind Curator's
+		// writer, both holding at its delete
+		CompletableFuture<Hold> exclusive = holdOnOtherThread(client, registry.obtain("one-node"), "/locks/one-node");
+		awaitNodes("/locks/one-node", 2);
+		CompletableFuture<Hold> reader = holdOnOtherThread(client, registry.obtainReadWrite("one-node").readLock(),
+				"/locks/one-node");
+		awaitNodes("/locks/one-node", 3);
+		long listed = proxy.requests(OpCode.getChildren);
+		Thread.sleep(NOT_IN_MS);
+		// Each took the other's watch on the writer away: a list and a watch read per
+		// turn, hundreds a second
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists read while waiting").isZero();
+		assertThat(exclusive).isNotDone();
+		assertThat(reader).isNotDone();
+		curator.writeLock().release();
+		assertThat(exclusive.get(30, TimeUnit.SECONDS).nodes()).isNotEmpty();
+		assertThat(reader.get(30, TimeUnit.SECONDS).nodes()).isNotEmpty();
 	}
 
 	/**
