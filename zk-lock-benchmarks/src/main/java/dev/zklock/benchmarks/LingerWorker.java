@@ -17,8 +17,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -81,6 +83,12 @@ final class LingerWorker {
 	 */
 	static final String PROBE_PARENT = "/linger-budget";
 
+	/**
+	 * The node of the hand-over probe ({@link #handOver}): the visitor creates it, the
+	 * owner's JVM deletes it when told.
+	 */
+	static final String HAND_OVER_NODE = "/linger-hand-over";
+
 	private static final int RESERVOIR = 1 << 16;
 
 	private LingerWorker() {
@@ -117,7 +125,31 @@ final class LingerWorker {
 			}
 			default -> throw new IllegalArgumentException("Unknown implementation " + implementation);
 		};
+		deleteWhenCreated(client.getZookeeperClient().getZooKeeper());
 		return role(out, (start, end) -> ownerLoop(holder, workNanos, start, end, out));
+	}
+
+	/**
+	 * The owner's side of the hand-over probe: on the owner's client, as the lock's own
+	 * child watch is, delete {@link #HAND_OVER_NODE} as soon as its creation is told, as
+	 * a lingering owner deletes its node when another participant's is.
+	 */
+	private static void deleteWhenCreated(ZooKeeper owner) throws Exception {
+		Watcher responder = new Watcher() {
+			@Override
+			public void process(WatchedEvent event) {
+				if (event.getType() == Watcher.Event.EventType.NodeCreated) {
+					owner.delete(HAND_OVER_NODE, -1, (rc, path, ctx) -> {
+					}, null);
+				}
+				if (event.getType() != Watcher.Event.EventType.None) {
+					// Sent after the delete: it finds no node and watches for the next
+					owner.exists(HAND_OVER_NODE, this, (rc, path, ctx, stat) -> {
+					}, null);
+				}
+			}
+		};
+		owner.exists(HAND_OVER_NODE, responder);
 	}
 
 	private static void warmUp(ZkLock lock, int cycles) {
@@ -207,7 +239,7 @@ final class LingerWorker {
 			awaitStart(start);
 			try (BufferedWriter results = Files.newBufferedWriter(out)) {
 				// A fifth of a period in, so that the owner has its node when the first
-				// visit comes; the free key and the probe evenly after it, each clear of
+				// visit comes; the free key and the probes evenly after it, each clear of
 				// the delete the one before sent
 				for (long at = start + everyNanos / 5; at < end; at += everyNanos) {
 					visit(owners, at, holdNanos, waitMillis, results);
@@ -216,6 +248,15 @@ final class LingerWorker {
 					long[] sample = probe(watcher, writer);
 					results.write("probe," + sample[0] + "," + sample[1]);
 					results.newLine();
+					long handOverAt = at + everyNanos * 4 / 5;
+					if (handOverAt < end) {
+						awaitStart(handOverAt);
+						long handedOver = handOver(writer);
+						if (handedOver >= 0) {
+							results.write("hand-over," + handedOver);
+							results.newLine();
+						}
+					}
 				}
 			}
 			finally {
@@ -256,6 +297,43 @@ final class LingerWorker {
 		long deleting = System.nanoTime();
 		writer.delete(node, -1);
 		return new long[] { fired.get() - created, System.nanoTime() - deleting };
+	}
+
+	/**
+	 * One sample of the same two steps taken through the owner's JVM, under its load:
+	 * {@code visitor} creates {@link #HAND_OVER_NODE}, the owner's client is told and
+	 * deletes it ({@link #deleteWhenCreated}), {@code visitor} is told of the delete.
+	 * Returns the nanoseconds from the create call until then, or -1 if the owner did not
+	 * delete the node within a second (it stops at the end of the run), which is then
+	 * deleted here.
+	 */
+	static long handOver(ZooKeeper visitor) throws Exception {
+		AtomicLong deleted = new AtomicLong();
+		CountDownLatch gone = new CountDownLatch(1);
+		Watcher watcher = (event) -> {
+			if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+				deleted.set(System.nanoTime());
+				gone.countDown();
+			}
+		};
+		visitor.addWatch(HAND_OVER_NODE, watcher, AddWatchMode.PERSISTENT);
+		try {
+			long created = System.nanoTime();
+			visitor.create(HAND_OVER_NODE, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+			if (!gone.await(1, TimeUnit.SECONDS)) {
+				try {
+					visitor.delete(HAND_OVER_NODE, -1);
+				}
+				catch (KeeperException.NoNodeException ex) {
+					// deleted by the owner after all
+				}
+				return -1;
+			}
+			return deleted.get() - created;
+		}
+		finally {
+			visitor.removeWatches(HAND_OVER_NODE, watcher, Watcher.WatcherType.Any, true);
+		}
 	}
 
 	private static void visit(ZkLock lock, long at, long holdNanos, long waitMillis, BufferedWriter writer)
