@@ -98,11 +98,12 @@ final class LockWatches implements Watcher {
 	}
 
 	/**
-	 * Register interest in a change of a predecessor, before the read that sets the
-	 * watch, so that no event can come between the two unseen.
-	 * @param serverPath the predecessor's server path
-	 * @return a future completed when the predecessor changes or the connection does:
-	 * {@code true} only if the predecessor was deleted
+	 * Register interest in a change of a node (a predecessor, or the participant's own
+	 * node), before the read that sets the watch, so that no event can come between the
+	 * two unseen.
+	 * @param serverPath the node's server path
+	 * @return a future completed when the node changes or the connection does:
+	 * {@code true} only if the node was deleted
 	 */
 	CompletableFuture<Boolean> expect(String serverPath) {
 		CompletableFuture<Boolean> waiter = new CompletableFuture<>();
@@ -131,7 +132,7 @@ final class LockWatches implements Watcher {
 	/**
 	 * Stop waiting; the watch itself stays with the ZooKeeper client until it fires, once
 	 * per path.
-	 * @param serverPath the predecessor's server path
+	 * @param serverPath the node's server path
 	 * @param waiter what {@link #expect} returned
 	 */
 	void forget(String serverPath, CompletableFuture<Boolean> waiter) {

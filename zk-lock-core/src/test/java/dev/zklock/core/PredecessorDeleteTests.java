@@ -183,8 +183,9 @@ class PredecessorDeleteTests {
 		curator.writeLock().acquire();
 		ZkFaultProxy proxy = this.zk.newProxy();
 		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
-		// Two recipes on one path (they do not exclude each other), both behind Curator's
-		// writer, both holding at its delete
+		// Two recipes on one path: the exclusive lock waits behind Curator's writer and
+		// watches its own node too; the reader counts that node as a writer's and waits
+		// behind it: two waiters on one node
 		CompletableFuture<Hold> exclusive = holdOnOtherThread(client, registry.obtain("one-node"), "/locks/one-node");
 		awaitNodes("/locks/one-node", 2);
 		CompletableFuture<Hold> reader = holdOnOtherThread(client, registry.obtainReadWrite("one-node").readLock(),
@@ -192,9 +193,11 @@ class PredecessorDeleteTests {
 		awaitNodes("/locks/one-node", 3);
 		long listed = proxy.requests(OpCode.getChildren);
 		Thread.sleep(NOT_IN_MS);
-		// Each took the other's watch on the writer away: a list and a watch read per
-		// turn, hundreds a second
-		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists read while waiting").isZero();
+		// Each took the other's watch on that node away: a list and a watch read per
+		// turn, hundreds a second. The reader's first list, sent with its create, may be
+		// counted after the count above
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists read while waiting")
+			.isLessThanOrEqualTo(1);
 		assertThat(exclusive).isNotDone();
 		assertThat(reader).isNotDone();
 		curator.writeLock().release();
