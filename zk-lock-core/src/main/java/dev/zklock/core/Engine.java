@@ -198,11 +198,12 @@ final class Engine {
 	/**
 	 * The client lost its connection (or its session): a child watch may be re-armed on
 	 * reconnect, or may not (the client can be told not to re-arm, and a lock path gone
-	 * meanwhile fires another event), so every exclusive lock counts as having a remote
-	 * waiter until its next child list, and lingering nodes go.
+	 * meanwhile fires another event), so every lock that hands on or joins locally counts
+	 * as having a remote waiter until its next child list, and lingering nodes go.
 	 */
 	private void connectionDown() {
 		this.mutexes.values().forEach(LockEntry::noteRemoteWaiter);
+		this.readWrites.values().forEach(ReadWriteEntry::noteRemoteWaiter);
 	}
 
 	/**

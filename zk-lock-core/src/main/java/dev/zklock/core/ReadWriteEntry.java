@@ -372,6 +372,35 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	@Override
+	void childListRead(boolean othersQueued) {
+		if (othersQueued) {
+			// After a hold granted on the predecessor's delete, this list (not awaited)
+			// is
+			// the only word of a writer that queued once the child watch had fired
+			noteRemoteWaiter();
+		}
+		else {
+			// Our own delete of the node before fires the watch its list armed: without
+			// this, every new read node would start as if another JVM waited, and take
+			// only the bounded joins
+			this.remoteWaiting = false;
+		}
+	}
+
+	@Override
+	void leasesChanged() {
+		// Readers wait to join a node that is not known held (during an outage); the
+		// reconnect that makes it HELD again is their signal
+		this.state.lock();
+		try {
+			this.changed.signalAll();
+		}
+		finally {
+			this.state.unlock();
+		}
+	}
+
+	@Override
 	boolean isClosed() {
 		return this.closed;
 	}

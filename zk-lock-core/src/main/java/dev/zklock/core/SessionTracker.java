@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -99,6 +101,7 @@ final class SessionTracker implements ConnectionStateListener {
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState state) {
 		List<Change> changes = new ArrayList<>();
+		Set<TableEntry> changed = new LinkedHashSet<>();
 		Instant now = Instant.now();
 		@Nullable Instant wasDownSince;
 		this.lock.lock();
@@ -119,8 +122,11 @@ final class SessionTracker implements ConnectionStateListener {
 					LeaseState target = onEvent(lease, state);
 					// A lingering node follows the session too, so that it is reused only
 					// while HELD, but nobody holds it: no lock changed for anyone to hear
-					if (target != null && lease.transition(target) && !entry.isLingering()) {
-						changes.add(new Change(entry, target));
+					if (target != null && lease.transition(target)) {
+						changed.add(entry);
+						if (!entry.isLingering()) {
+							changes.add(new Change(entry, target));
+						}
 					}
 				});
 			}
@@ -128,6 +134,7 @@ final class SessionTracker implements ConnectionStateListener {
 		finally {
 			this.lock.unlock();
 		}
+		changed.forEach(TableEntry::leasesChanged);
 		logStateChange(state, (wasDownSince != null) ? wasDownSince : now, now, changes);
 		this.listeners.tell((listener) -> listener.connectionStateChanged(state), "the connection is " + state);
 		changes.forEach((change) -> tell(change));

@@ -112,6 +112,14 @@ abstract class TableEntry {
 	}
 
 	/**
+	 * Told, outside the session tracker's lock, that the state of a lease of this entry
+	 * changed with the connection: local threads that wait for a lease to be
+	 * {@link LeaseState#HELD} again, to join it, look again.
+	 */
+	void leasesChanged() {
+	}
+
+	/**
 	 * Whether the registry was closed: an attempt in ZooKeeper gives up at once.
 	 */
 	abstract boolean isClosed();

@@ -9,6 +9,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -75,15 +76,28 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	 * {@link ZkFaultProxy} in front of the server, say).
 	 */
 	public CuratorFramework newClient(String connectString) throws InterruptedException {
+		return newClient(connectString, false);
+	}
+
+	/**
+	 * A started client of its own session, connected through the given address, whose
+	 * ZooKeeper handle may be told not to set its watches again on reconnect
+	 * ({@link ZKClientConfig#DISABLE_AUTO_WATCH_RESET}): then every watch set before a
+	 * disconnect is gone, without an event.
+	 */
+	public CuratorFramework newClient(String connectString, boolean disableAutoWatchReset) throws InterruptedException {
+		ZKClientConfig config = new ZKClientConfig();
+		config.setProperty(ZKClientConfig.DISABLE_AUTO_WATCH_RESET, Boolean.toString(disableAutoWatchReset));
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
 			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
 			.connectionTimeoutMs(2000)
 			.retryPolicy(new RetryOneTime(100))
+			.zkClientConfig(config)
 			.build();
 		client.start();
-		client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS);
 		this.closeables.add(client);
+		client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS);
 		return client;
 	}
 

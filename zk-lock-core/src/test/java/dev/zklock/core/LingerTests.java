@@ -13,11 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.zookeeper.client.ZKClientConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,13 +40,6 @@ class LingerTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
-
-	private final List<CuratorFramework> closeables = new ArrayList<>();
-
-	@AfterEach
-	void closeClients() {
-		this.closeables.forEach(CuratorFramework::close);
-	}
 
 	@Test
 	void relockingReusesTheLingeringNode() throws Exception {
@@ -228,7 +217,7 @@ class LingerTests {
 	@ValueSource(booleans = { false, true })
 	void aConnectionLossEndsTheLinger(boolean disableAutoWatchReset) throws Exception {
 		ZkFaultProxy proxy = this.zk.newProxy();
-		CuratorFramework client = client(proxy.connectString(), disableAutoWatchReset);
+		CuratorFramework client = this.zk.newClient(proxy.connectString(), disableAutoWatchReset);
 		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
 		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
 		ZkLock lock = registry.obtain("outage");
@@ -259,7 +248,7 @@ class LingerTests {
 	@Test
 	void aNodeDeletedDuringAnOutageIsNotReused() throws Exception {
 		ZkFaultProxy proxy = this.zk.newProxy();
-		CuratorFramework client = client(proxy.connectString(), false);
+		CuratorFramework client = this.zk.newClient(proxy.connectString());
 		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
 		ZkLock lock = registry.obtain("gone");
 		lock.lock();
@@ -300,22 +289,6 @@ class LingerTests {
 	void aLingerLongerThanAnHourIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> ZkLockOptions.defaults().withLinger(Duration.ofHours(2)))
 			.withMessage("linger must be between 0 and PT1H, but was PT2H");
-	}
-
-	private CuratorFramework client(String connectString, boolean disableAutoWatchReset) throws Exception {
-		ZKClientConfig config = new ZKClientConfig();
-		config.setProperty(ZKClientConfig.DISABLE_AUTO_WATCH_RESET, Boolean.toString(disableAutoWatchReset));
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(connectString)
-			.sessionTimeoutMs((int) InProcessZooKeeper.SESSION_TIMEOUT.toMillis())
-			.connectionTimeoutMs(2000)
-			.retryPolicy(new RetryOneTime(100))
-			.zkClientConfig(config)
-			.build();
-		client.start();
-		this.closeables.add(client);
-		assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-		return client;
 	}
 
 	/**

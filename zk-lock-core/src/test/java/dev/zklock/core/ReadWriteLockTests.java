@@ -3,7 +3,9 @@ package dev.zklock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
@@ -16,6 +18,10 @@ import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.zklock.core.faults.ZkFaultProxy;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -224,43 +230,198 @@ class ReadWriteLockTests {
 	void aStreamOfLocalReadersDoesNotKeepAnotherJvmsWriterOut() throws Exception {
 		ZkReadWriteLock busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(2))
 			.obtainReadWrite("stream");
-		ZkReadWriteLock other = this.zk.newRegistry().obtainReadWrite("stream");
-		AtomicBoolean stop = new AtomicBoolean();
-		AtomicInteger reads = new AtomicInteger();
-		List<Throwable> failures = new CopyOnWriteArrayList<>();
-		List<Thread> readers = new ArrayList<>();
-		for (int i = 0; i < 4; i++) {
-			// Overlapping holds: some reader of this JVM always holds
+		try (ReaderStream stream = new ReaderStream(busy)) {
+			stream.awaitMoreReads(10);
+			assertThat(tryWriteAndRelease(busy.path())).as("the other JVM's writer gets in").isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/stream").isEmpty());
+	}
+
+	/**
+	 * With nobody else on the key, overlapping readers of one JVM join one read node for
+	 * as long as they keep coming: the release of an earlier node (which fires the child
+	 * watch its list had set) does not count as another JVM waiting.
+	 */
+	@Test
+	void aStreamOfLocalReadersAloneKeepsOneReadNode() throws Exception {
+		ZkReadWriteLock busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(2))
+			.obtainReadWrite("alone");
+		busy.readLock().lock();
+		busy.readLock().unlock();
+		// At once, so that the event of the delete just sent finds the entry
+		busy.readLock().lock();
+		try (ReaderStream stream = new ReaderStream(busy)) {
+			busy.readLock().unlock();
+			stream.awaitMoreReads(40);
+			assertThat(stream.tokens).as("read nodes used").hasSize(1);
+		}
+	}
+
+	/**
+	 * A stream of readers makes way for another JVM's writer after this JVM's connection
+	 * dropped, also on a client that does not set its watches again on reconnect: then
+	 * the child watch that would tell of the writer is gone without an event.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aStreamOfLocalReadersMakesWayAfterAnOutage(boolean disableAutoWatchReset) throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString(), disableAutoWatchReset);
+		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+		// Room for the joins between the disconnect and the lease's UNCERTAIN
+		ZkReadWriteLock busy = this.zk.newRegistry(client, ZkLockOptions.defaults().withMaxLocalHandoffs(50))
+			.obtainReadWrite("outage");
+		try (ReaderStream stream = new ReaderStream(busy)) {
+			stream.awaitMoreReads(10);
+			// A read held through the outage keeps the read node: the readers that cannot
+			// join while the connection is down do not let it go
+			CompletableFuture<Void> unpin = new CompletableFuture<>();
+			CompletableFuture<Void> pinned = new CompletableFuture<>();
+			Thread pin = new Thread(() -> {
+				busy.readLock().lock();
+				try {
+					pinned.complete(null);
+					unpin.get(30, TimeUnit.SECONDS);
+				}
+				catch (Exception ex) {
+					pinned.completeExceptionally(ex);
+				}
+				finally {
+					busy.readLock().unlock();
+				}
+			});
+			pin.start();
+			try {
+				pinned.get(10, TimeUnit.SECONDS);
+				proxy.killConnections();
+				eventually().until(() -> !client.getZookeeperClient().isConnected());
+				eventually().until(() -> client.getZookeeperClient().isConnected());
+				assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
+				// On the node kept, woken by the reconnect
+				stream.awaitMoreReads(2);
+			}
+			finally {
+				unpin.complete(null);
+				pin.join(20_000);
+			}
+			assertThat(tryWriteAndRelease(busy.path())).as("the other JVM's writer gets in").isTrue();
+		}
+	}
+
+	/**
+	 * A reader that comes while the connection is down waits, as the read node is not
+	 * known held; the reconnect on the same session makes it held again, and the reader
+	 * joins it then, not when the read node goes.
+	 */
+	@Test
+	void aReaderWaitingThroughAnOutageJoinsWhenTheNodeIsHeldAgain() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString());
+		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+		ZkReadWriteLock lock = this.zk.newRegistry(client).obtainReadWrite("held-again");
+		lock.readLock().lock();
+		try {
+			long token = lock.readLock().fencingToken();
+			proxy.killConnections();
+			eventually().until(() -> lock.readLock().leaseState() == LeaseState.UNCERTAIN);
+			CompletableFuture<Long> joined = new CompletableFuture<>();
 			Thread reader = new Thread(() -> {
 				try {
-					while (!stop.get()) {
-						if (busy.readLock().tryLock(5, TimeUnit.SECONDS)) {
-							reads.incrementAndGet();
-							Thread.sleep(20);
-							busy.readLock().unlock();
-						}
+					lock.readLock().lockInterruptibly();
+					try {
+						joined.complete(lock.readLock().fencingToken());
+					}
+					finally {
+						lock.readLock().unlock();
 					}
 				}
 				catch (Throwable ex) {
-					failures.add(ex);
+					joined.completeExceptionally(ex);
 				}
 			});
-			readers.add(reader);
 			reader.start();
-		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> reads.get() > 10);
-		try {
-			assertThat(other.writeLock().tryLock(20, TimeUnit.SECONDS)).as("the other JVM's writer gets in").isTrue();
-			other.writeLock().unlock();
-		}
-		finally {
-			stop.set(true);
-			for (Thread reader : readers) {
+			try {
+				eventually().until(() -> reader.getState() == Thread.State.WAITING);
+				assertThat(joined).as("no join while the node is not known held").isNotDone();
+				eventually().until(() -> lock.readLock().leaseState() == LeaseState.HELD);
+				assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
+				assertThat(joined.get(10, TimeUnit.SECONDS)).as("joined the node held again").isEqualTo(token);
+			}
+			finally {
+				reader.interrupt();
 				reader.join(20_000);
 			}
 		}
-		assertThat(failures).isEmpty();
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/stream").isEmpty());
+		finally {
+			lock.readLock().unlock();
+		}
+	}
+
+	/**
+	 * Whether a writer of another JVM gets the lock within 20 s.
+	 */
+	private boolean tryWriteAndRelease(String path) throws Exception {
+		ZkLock write = this.zk.newRegistry().obtainReadWrite(path.substring("/locks/".length())).writeLock();
+		if (write.tryLock(20, TimeUnit.SECONDS)) {
+			write.unlock();
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Four readers of one JVM that hold in turn, overlapping, each for a different time,
+	 * so that some reader always holds, even after all of them started together.
+	 */
+	private static final class ReaderStream implements AutoCloseable {
+
+		final Set<Long> tokens = ConcurrentHashMap.newKeySet();
+
+		private final AtomicBoolean stop = new AtomicBoolean();
+
+		private final AtomicInteger reads = new AtomicInteger();
+
+		private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+		private final List<Thread> readers = new ArrayList<>();
+
+		ReaderStream(ZkReadWriteLock lock) {
+			for (int i = 0; i < 4; i++) {
+				long holdMillis = 20 + 7 * i;
+				Thread reader = new Thread(() -> {
+					try {
+						while (!this.stop.get()) {
+							if (lock.readLock().tryLock(5, TimeUnit.SECONDS)) {
+								this.tokens.add(lock.readLock().fencingToken());
+								this.reads.incrementAndGet();
+								Thread.sleep(holdMillis);
+								lock.readLock().unlock();
+							}
+						}
+					}
+					catch (Throwable ex) {
+						this.failures.add(ex);
+					}
+				});
+				this.readers.add(reader);
+				reader.start();
+			}
+		}
+
+		void awaitMoreReads(int more) {
+			int before = this.reads.get();
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.reads.get() >= before + more);
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.stop.set(true);
+			for (Thread reader : this.readers) {
+				reader.join(20_000);
+			}
+			assertThat(this.failures).isEmpty();
+		}
+
 	}
 
 	@Test
