@@ -22,15 +22,17 @@ import java.util.Map;
  * @param grantsPerJvm grants of each JVM within the measured time
  * @param p99PerJvm each JVM's 99th percentile wait in nanoseconds
  * @param violations holds of a key that began before an earlier hold of it ended
+ * @param recorded every grant recorded, including those after the end
  */
 record CellResult(double throughput, long p50, long p99, long max, List<Integer> grantsPerJvm, List<Long> p99PerJvm,
-		int violations) {
+		int violations, long recorded) {
 
 	static CellResult read(List<Path> outputs, long start, long end) throws IOException {
 		Map<String, List<long[]>> holdsByKey = new HashMap<>();
 		List<Long> waits = new ArrayList<>();
 		List<Integer> grantsPerJvm = new ArrayList<>();
 		List<Long> p99PerJvm = new ArrayList<>();
+		long recorded = 0;
 		for (Path output : outputs) {
 			List<Long> jvmWaits = new ArrayList<>();
 			int grants = 0;
@@ -42,6 +44,7 @@ record CellResult(double throughput, long p50, long p99, long max, List<Integer>
 					long exited = Long.parseLong(parts[3]);
 					holdsByKey.computeIfAbsent(parts[0], (k) -> new ArrayList<>()).add(new long[] { entered, exited });
 					jvmWaits.add(entered - requested);
+					recorded++;
 					if (entered >= start && entered <= end) {
 						grants++;
 					}
@@ -55,7 +58,8 @@ record CellResult(double throughput, long p50, long p99, long max, List<Integer>
 		waits.sort(Long::compare);
 		int total = grantsPerJvm.stream().mapToInt(Integer::intValue).sum();
 		return new CellResult(total / ((end - start) / 1e9), percentile(waits, 0.50), percentile(waits, 0.99),
-				waits.isEmpty() ? -1 : waits.get(waits.size() - 1), grantsPerJvm, p99PerJvm, overlaps(holdsByKey));
+				waits.isEmpty() ? -1 : waits.get(waits.size() - 1), grantsPerJvm, p99PerJvm, overlaps(holdsByKey),
+				recorded);
 	}
 
 	/**

@@ -145,10 +145,14 @@ final class MultiJvmScenario {
 			// Printed, not reported: on a busy machine this is most of a smoke run
 			System.out.println("  " + label + ": workers ready after "
 					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launched) + " ms");
+			ZooKeeperEnsemble.Packets before = ensemble.packets();
 			long start = go(workers, sizes.cellSeconds());
 			long end = start + (long) (sizes.cellSeconds() * 1e9);
 			awaitExit(workers, outputs, end, label, report);
+			ZooKeeperEnsemble.Packets traffic = ensemble.packets().since(before);
 			CellResult result = CellResult.read(outputs, start, end);
+			// Printed, not reported: pings and session closes are in it too
+			System.out.println("  " + label + ": " + traffic.perGrant(result.recorded()));
 			report(ensemble, cell, label, servers, result, report);
 			return result;
 		}

@@ -89,6 +89,21 @@ final class ZooKeeperEnsemble implements AutoCloseable {
 	}
 
 	/**
+	 * The packets the servers have exchanged with clients so far, summed over the
+	 * servers, from {@code mntr}.
+	 */
+	Packets packets() {
+		long received = 0;
+		long sent = 0;
+		for (ZooKeeperProcess server : this.servers) {
+			Map<String, Long> values = server.mntr();
+			received += values.getOrDefault("zk_packets_received", 0L);
+			sent += values.getOrDefault("zk_packets_sent", 0L);
+		}
+		return new Packets(received, sent);
+	}
+
+	/**
 	 * Kill every server and delete their directories.
 	 */
 	@Override
@@ -96,6 +111,27 @@ final class ZooKeeperEnsemble implements AutoCloseable {
 		this.servers.forEach(ZooKeeperProcess::stop);
 		this.servers.forEach(ZooKeeperProcess::close);
 		ZooKeeperProcess.deleteRecursively(this.root);
+	}
+
+	/**
+	 * Client packets counted by the servers: every request is one received, and one reply
+	 * sent; the other packets sent are watch events.
+	 *
+	 * @param received requests from clients
+	 * @param sent replies and watch events to clients
+	 */
+	record Packets(long received, long sent) {
+
+		Packets since(Packets before) {
+			return new Packets(this.received - before.received, this.sent - before.sent);
+		}
+
+		String perGrant(long grants) {
+			double requests = this.received / (double) Math.max(1, grants);
+			double events = (this.sent - this.received) / (double) Math.max(1, grants);
+			return "per grant " + Report.fixed(requests, 2) + " requests, " + Report.fixed(events, 2) + " watch events";
+		}
+
 	}
 
 }

@@ -422,8 +422,11 @@ final class ZkParticipant {
 		String serverPath = this.ops.serverPath(predecessor);
 		String ourServerPath = (ours != null) ? this.ops.serverPath(ours) : null;
 		CompletableFuture<Boolean> changed = this.watches.expect(serverPath);
-		CompletableFuture<Boolean> oursChanged = (ourServerPath != null) ? this.watches.expect(ourServerPath) : null;
+		CompletableFuture<Boolean> oursChanged = null;
 		try {
+			if (ourServerPath != null) {
+				oursChanged = this.watches.expect(ourServerPath);
+			}
 			long ourReadSent = System.nanoTime();
 			// Sent first: its reply comes before the predecessor's
 			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
