@@ -107,15 +107,8 @@ final class LockEntry extends TableEntry {
 	}
 
 	@Override
-	void childListRead(boolean othersQueued) {
-		if (othersQueued) {
-			// A list read just after a hold was granted without one can come during a
-			// linger
-			noteRemoteWaiter();
-		}
-		else {
-			this.remoteWaiting = false;
-		}
+	void noRemoteWaiter() {
+		this.remoteWaiting = false;
 	}
 
 	@Nullable Thread ownerThread() {

@@ -372,19 +372,8 @@ final class ReadWriteEntry extends TableEntry {
 	}
 
 	@Override
-	void childListRead(boolean othersQueued) {
-		if (othersQueued) {
-			// After a hold granted on the predecessor's delete, this list (not awaited)
-			// is
-			// the only word of a writer that queued once the child watch had fired
-			noteRemoteWaiter();
-		}
-		else {
-			// Our own delete of the node before fires the watch its list armed: without
-			// this, every new read node would start as if another JVM waited, and take
-			// only the bounded joins
-			this.remoteWaiting = false;
-		}
+	void noRemoteWaiter() {
+		this.remoteWaiting = false;
 	}
 
 	@Override

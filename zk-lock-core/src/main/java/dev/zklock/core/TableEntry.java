@@ -108,7 +108,26 @@ abstract class TableEntry {
 	 * this entry reads with the child watch: whether it shows a participant other than
 	 * this one's own nodes. Child events after it come after it on the same thread.
 	 */
-	void childListRead(boolean othersQueued) {
+	final void childListRead(boolean othersQueued) {
+		if (othersQueued) {
+			// Also the only word of a participant that queued after the child watch had
+			// fired, when the list is read after a hold granted on the predecessor's
+			// delete
+			// (a reply that can come while a mutex lingers)
+			noteRemoteWaiter();
+		}
+		else {
+			// Clears what this JVM's own delete of its node before raised: that delete
+			// fired the watch the earlier list had set
+			noRemoteWaiter();
+		}
+	}
+
+	/**
+	 * Told, through {@link #childListRead}, that the last child list showed no other
+	 * participant: the watch it set tells of the next.
+	 */
+	void noRemoteWaiter() {
 	}
 
 	/**
