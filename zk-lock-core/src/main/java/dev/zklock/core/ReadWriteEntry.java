@@ -373,7 +373,19 @@ final class ReadWriteEntry extends TableEntry {
 
 	@Override
 	void noRemoteWaiter() {
-		this.remoteWaiting = false;
+		if (!this.remoteWaiting) {
+			return;
+		}
+		// Readers held back by the mark join again: nobody else queues now
+		this.state.lock();
+		try {
+			this.remoteWaiting = false;
+			this.joinsWhileRemoteWaiting = 0;
+			this.changed.signalAll();
+		}
+		finally {
+			this.state.unlock();
+		}
 	}
 
 	@Override

@@ -238,22 +238,25 @@ class ReadWriteLockTests {
 	}
 
 	/**
-	 * With nobody else on the key, overlapping readers of one JVM join one read node for
-	 * as long as they keep coming: the release of an earlier node (which fires the child
-	 * watch its list had set) does not count as another JVM waiting.
+	 * With nobody else on the key, readers of one JVM join one read node for as long as
+	 * it is held: the delete of this JVM's node before (which fires the child watch its
+	 * list had set) does not count as another JVM waiting.
 	 */
 	@Test
 	void aStreamOfLocalReadersAloneKeepsOneReadNode() throws Exception {
 		ZkReadWriteLock busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(2))
 			.obtainReadWrite("alone");
-		busy.readLock().lock();
-		busy.readLock().unlock();
-		// At once, so that the event of the delete just sent finds the entry
-		busy.readLock().lock();
-		try (ReaderStream stream = new ReaderStream(busy)) {
-			busy.readLock().unlock();
-			stream.awaitMoreReads(40);
-			assertThat(stream.tokens).as("read nodes used").hasSize(1);
+		// A local writer's node first; the reader waiting behind it keeps the entry, so
+		// the event of the writer's delete finds it
+		busy.writeLock().lock();
+		try (HeldRead held = new HeldRead(busy)) {
+			eventually().until(() -> held.thread.getState() == Thread.State.WAITING);
+			busy.writeLock().unlock();
+			long token = held.token();
+			try (ReaderStream stream = new ReaderStream(busy)) {
+				stream.awaitMoreReads(40);
+				assertThat(stream.tokens).as("read nodes used").containsOnly(token);
+			}
 		}
 	}
 
@@ -275,34 +278,15 @@ class ReadWriteLockTests {
 			stream.awaitMoreReads(10);
 			// A read held through the outage keeps the read node: the readers that cannot
 			// join while the connection is down do not let it go
-			CompletableFuture<Void> unpin = new CompletableFuture<>();
-			CompletableFuture<Void> pinned = new CompletableFuture<>();
-			Thread pin = new Thread(() -> {
-				busy.readLock().lock();
-				try {
-					pinned.complete(null);
-					unpin.get(30, TimeUnit.SECONDS);
-				}
-				catch (Exception ex) {
-					pinned.completeExceptionally(ex);
-				}
-				finally {
-					busy.readLock().unlock();
-				}
-			});
-			pin.start();
-			try {
-				pinned.get(10, TimeUnit.SECONDS);
-				proxy.killConnections();
+			try (HeldRead held = new HeldRead(busy)) {
+				held.token();
+				proxy.refuse(true);
 				eventually().until(() -> !client.getZookeeperClient().isConnected());
+				proxy.refuse(false);
 				eventually().until(() -> client.getZookeeperClient().isConnected());
 				assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
 				// On the node kept, woken by the reconnect
 				stream.awaitMoreReads(2);
-			}
-			finally {
-				unpin.complete(null);
-				pin.join(20_000);
 			}
 			assertThat(tryWriteAndRelease(busy.path())).as("the other JVM's writer gets in").isTrue();
 		}
@@ -322,7 +306,7 @@ class ReadWriteLockTests {
 		lock.readLock().lock();
 		try {
 			long token = lock.readLock().fencingToken();
-			proxy.killConnections();
+			proxy.refuse(true);
 			eventually().until(() -> lock.readLock().leaseState() == LeaseState.UNCERTAIN);
 			CompletableFuture<Long> joined = new CompletableFuture<>();
 			Thread reader = new Thread(() -> {
@@ -343,6 +327,7 @@ class ReadWriteLockTests {
 			try {
 				eventually().until(() -> reader.getState() == Thread.State.WAITING);
 				assertThat(joined).as("no join while the node is not known held").isNotDone();
+				proxy.refuse(false);
 				eventually().until(() -> lock.readLock().leaseState() == LeaseState.HELD);
 				assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
 				assertThat(joined.get(10, TimeUnit.SECONDS)).as("joined the node held again").isEqualTo(token);
@@ -367,6 +352,55 @@ class ReadWriteLockTests {
 			return true;
 		}
 		return false;
+	}
+
+	/**
+	 * A read hold of another thread of this JVM, kept until closed.
+	 */
+	private static final class HeldRead implements AutoCloseable {
+
+		final Thread thread;
+
+		private final CompletableFuture<Long> token = new CompletableFuture<>();
+
+		private final CompletableFuture<Void> release = new CompletableFuture<>();
+
+		HeldRead(ZkReadWriteLock lock) {
+			this.thread = new Thread(() -> {
+				try {
+					lock.readLock().lock();
+				}
+				catch (Throwable ex) {
+					this.token.completeExceptionally(ex);
+					return;
+				}
+				try {
+					this.token.complete(lock.readLock().fencingToken());
+					this.release.get(60, TimeUnit.SECONDS);
+				}
+				catch (Exception ex) {
+					this.token.completeExceptionally(ex);
+				}
+				finally {
+					lock.readLock().unlock();
+				}
+			});
+			this.thread.start();
+		}
+
+		/**
+		 * The read node's fencing token, once the hold is taken.
+		 */
+		long token() throws Exception {
+			return this.token.get(20, TimeUnit.SECONDS);
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.release.complete(null);
+			this.thread.join(20_000);
+		}
+
 	}
 
 	/**
