@@ -110,10 +110,9 @@ abstract class TableEntry {
 	 */
 	final void childListRead(boolean othersQueued) {
 		if (othersQueued) {
-			// Also the only word of a participant that queued after the child watch had
-			// fired, when the list is read after a hold granted on the predecessor's
-			// delete
-			// (a reply that can come while a mutex lingers)
+			// After a hold granted on the predecessor's delete, this list (not awaited,
+			// so its reply can come while a mutex lingers) is the only word of a
+			// participant that queued once the child watch had fired
 			noteRemoteWaiter();
 		}
 		else {
