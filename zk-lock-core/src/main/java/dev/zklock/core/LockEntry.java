@@ -51,9 +51,10 @@ final class LockEntry extends TableEntry {
 
 	/**
 	 * Whether another participant may queue behind our node. Set from the child list that
-	 * granted it (raised if it showed another participant, cleared if not) and raised by
-	 * each child event after it; both arrive on the client's one event thread, in order,
-	 * so a cleared flag means the child watch that list armed has not fired yet.
+	 * granted it (raised if it showed another participant or armed no watch, cleared if
+	 * not) and raised by each child event after it; both arrive on the client's one event
+	 * thread, in order, so a cleared flag means the child watch that list armed has not
+	 * fired yet.
 	 */
 	private volatile boolean remoteWaiting;
 
@@ -109,6 +110,28 @@ final class LockEntry extends TableEntry {
 	@Override
 	void noRemoteWaiter() {
 		this.remoteWaiting = false;
+	}
+
+	/**
+	 * Only a node that may pass to a local waiter or linger needs to hear who queues
+	 * behind it. Without a linger, a node listed while no local thread waits goes without
+	 * the watch, which would otherwise fire at our own delete on every uncontended
+	 * release (and, after a wait behind another participant, needs a list of its own); a
+	 * local thread that comes later finds the flag raised, so the node passes on at most
+	 * {@code maxLocalHandoffs} times, and the next node is listed with the watch.
+	 */
+	@Override
+	boolean needsChildWatch() {
+		if (this.linger != null) {
+			return true;
+		}
+		this.mutex.lock();
+		try {
+			return !this.waiters.isEmpty();
+		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	@Nullable Thread ownerThread() {

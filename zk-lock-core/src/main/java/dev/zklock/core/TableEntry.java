@@ -104,15 +104,26 @@ abstract class TableEntry {
 	abstract void noteRemoteWaiter();
 
 	/**
-	 * Told, on the client's event thread, the outcome of each child list a participant of
-	 * this entry reads with the child watch: whether it shows a participant other than
-	 * this one's own nodes. Child events after it come after it on the same thread.
+	 * Whether a child list read for a node of this entry must arm the child watch on the
+	 * lock path, so that the entry hears of each participant that queues behind the node.
+	 * A list read without it makes the entry count one as queued.
 	 */
-	final void childListRead(boolean othersQueued) {
-		if (othersQueued) {
+	boolean needsChildWatch() {
+		return true;
+	}
+
+	/**
+	 * Told, on the client's event thread, the outcome of each child list a participant of
+	 * this entry reads: whether it shows a participant other than this one's own nodes,
+	 * and whether it armed the child watch. Child events after it come after it on the
+	 * same thread.
+	 */
+	final void childListRead(boolean othersQueued, boolean watched) {
+		if (othersQueued || !watched) {
 			// After a hold granted on the predecessor's delete, this list (not awaited,
 			// so its reply can come while a mutex lingers) is the only word of a
-			// participant that queued once the child watch had fired
+			// participant that queued once the child watch had fired. A list that armed
+			// no watch says nothing of who queues after it: someone may
 			noteRemoteWaiter();
 		}
 		else {

@@ -182,7 +182,7 @@ final class ZkParticipant {
 				}
 				List<String> children;
 				if (this.node instanceof Owned) {
-					children = awaitReply(watchChildren(lockPath), "the child list");
+					children = awaitReply(listChildren(lockPath), "the child list");
 				}
 				else if (this.node instanceof MaybeCreated) {
 					children = recover(lockPath);
@@ -252,7 +252,7 @@ final class ZkParticipant {
 		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.node = new MaybeCreated(sent);
-		CompletableFuture<List<String>> children = watchChildren(lockPath);
+		CompletableFuture<List<String>> children = listChildren(lockPath);
 		ZkOps.Created created;
 		try {
 			created = awaitReply(sent, "the create of our node");
@@ -269,14 +269,16 @@ final class ZkParticipant {
 	}
 
 	/**
-	 * List the children with the child watch, and tell the entry, in order with the
-	 * watch's events, whether the list shows a participant other than this one: all of
-	 * this one's nodes carry its protection id.
+	 * List the children, with the child watch if the entry needs it now, and tell the
+	 * entry, in order with the watch's events, whether the list shows a participant other
+	 * than this one (all of this one's nodes carry its protection id) and whether the
+	 * list armed the watch.
 	 */
-	private CompletableFuture<List<String>> watchChildren(String lockPath) {
+	private CompletableFuture<List<String>> listChildren(String lockPath) {
 		// The id this list is sent with: the reply is read on another thread
 		String id = this.protectionId;
-		return this.ops.getChildren(lockPath, this.watches, (children) -> {
+		boolean watched = this.entry.needsChildWatch();
+		return this.ops.getChildren(lockPath, watched ? this.watches : null, (children) -> {
 			boolean others = false;
 			for (String child : children) {
 				if (!hasProtectionId(child, id)) {
@@ -284,7 +286,7 @@ final class ZkParticipant {
 					break;
 				}
 			}
-			this.entry.childListRead(others);
+			this.entry.childListRead(others, watched);
 		});
 	}
 
@@ -295,7 +297,7 @@ final class ZkParticipant {
 	 */
 	private List<String> recover(String lockPath) throws Exception {
 		CompletableFuture<Void> synced = this.ops.sync(lockPath);
-		CompletableFuture<List<String>> listed = watchChildren(lockPath);
+		CompletableFuture<List<String>> listed = listChildren(lockPath);
 		awaitReply(synced, "a sync after a lost reply");
 		List<String> children;
 		try {
@@ -388,9 +390,18 @@ final class ZkParticipant {
 			boolean holdsOnDelete = holdsWithout(queue, blocker, ourName);
 			if (awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0, holdsOnDelete ? owned.path() : null)
 					&& ownedBySession(owned.stat())) {
-				// Read anyway, not awaited: it arms the child watch again and tells the
-				// entry who queues behind
-				watchChildren(lockPath);
+				if (this.entry.needsChildWatch()) {
+					// Read anyway, not awaited: it arms the child watch again and tells
+					// the
+					// entry who queues behind
+					listChildren(lockPath);
+				}
+				else {
+					// Nobody here to pass the node to or to keep it for: who queues
+					// behind
+					// counts as unknown, as after a list without the watch
+					this.entry.noteRemoteWaiter();
+				}
 				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 			}
 		}

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.zookeeper.ZooDefs.OpCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.awaitility.Awaitility.await;
+
+import dev.zklock.core.faults.ZkFaultProxy;
 
 /**
  * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate
@@ -401,6 +404,84 @@ class ZkLockRegistryTests {
 			// while the remote creates its node and the watch event travels (starvation
 			// was unbounded)
 			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 4);
+		}
+		finally {
+			stop.set(true);
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void anUncontendedLockArmsNoChildWatch() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLock lock = registry.obtain("quiet");
+		// The key's first use also makes its lock path, after a list that finds none
+		lock.lock();
+		lock.unlock();
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		long listed = proxy.requests(OpCode.getChildren);
+		long notified = proxy.notifications();
+		for (int i = 0; i < 10; i++) {
+			lock.lock();
+			lock.unlock();
+		}
+		// The server sends a delete's watch events before its reply, on one connection
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(10);
+		// A child watch armed by each cycle's list would fire at that cycle's own delete
+		assertThat(proxy.notifications() - notified).as("watch events").isZero();
+	}
+
+	@Test
+	void aRemoteWaiterIsNotStarvedByHandOffsOfANodeListedWithoutTheWatch() throws Exception {
+		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
+		ZkLockRegistry remote = this.zk.newRegistry();
+		ZkLock first = busy.obtain("unwatched");
+		// No local thread waits yet: the node is listed without the child watch, so the
+		// remote's create below fires nothing here
+		first.lock();
+		AtomicInteger localGrants = new AtomicInteger();
+		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			Future<Integer> remoteHold = executor.submit(() -> {
+				ZkLock lock = remote.obtain("unwatched");
+				if (!lock.tryLock(20, TimeUnit.SECONDS)) {
+					return -1;
+				}
+				int localBefore = localGrants.get();
+				lock.unlock();
+				return localBefore;
+			});
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/unwatched")).hasSize(2));
+			List<Future<?>> locals = new ArrayList<>();
+			for (int t = 0; t < 3; t++) {
+				locals.add(executor.submit(() -> {
+					ZkLock lock = busy.obtain("unwatched");
+					while (!stop.get()) {
+						lock.lock();
+						try {
+							localGrants.incrementAndGet();
+							Thread.sleep(5);
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			eventually().untilAsserted(() -> assertThat(busy.localLocks()).singleElement()
+				.extracting(LocalLockInfo::waiters)
+				.isEqualTo(3));
+			first.unlock();
+			// The three waiting when the first holder let go get the node, then it goes
+			assertThat(remoteHold.get(30, TimeUnit.SECONDS)).as("local holds before the remote's").isBetween(0, 3);
+			stop.set(true);
+			for (Future<?> local : locals) {
+				local.get(10, TimeUnit.SECONDS);
+			}
 		}
 		finally {
 			stop.set(true);

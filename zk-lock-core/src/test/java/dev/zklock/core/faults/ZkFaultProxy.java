@@ -29,7 +29,7 @@ import org.apache.zookeeper.ZooDefs;
  * reply header {@code xid, zxid, err}), lose the request or the reply of one chosen
  * operation and kill the connection, which is how "the create reached the server but its
  * reply did not reach the client" is made on demand. It also counts the requests it
- * forwards, by operation.
+ * forwards, by operation, and the watch events it delivers.
  *
  * <p>
  * Faults are one-shot or switched on and off by the test; the proxy is a test tool and
@@ -38,6 +38,9 @@ import org.apache.zookeeper.ZooDefs;
 public final class ZkFaultProxy implements AutoCloseable {
 
 	private static final int MAX_FRAME = 16 * 1024 * 1024;
+
+	/** The xid of a watch event in ZooKeeper's framing. */
+	private static final int NOTIFICATION_XID = -1;
 
 	/**
 	 * Where the engine's nodes live by default: rules match only requests on these paths.
@@ -51,6 +54,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 	private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
 
 	private final Map<Integer, LongAdder> requests = new ConcurrentHashMap<>();
+
+	private final LongAdder notifications = new LongAdder();
 
 	private final Queue<Rule> rules = new ConcurrentLinkedQueue<>();
 
@@ -121,6 +126,14 @@ public final class ZkFaultProxy implements AutoCloseable {
 			}
 		}
 		return total;
+	}
+
+	/**
+	 * How many watch events the proxy has delivered to clients.
+	 * @return the count
+	 */
+	public long notifications() {
+		return this.notifications.sum();
 	}
 
 	/**
@@ -418,6 +431,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 						ZkFaultProxy.this.requests.computeIfAbsent(type, (op) -> new LongAdder()).increment();
 					}
 					else {
+						if (xid == NOTIFICATION_XID) {
+							ZkFaultProxy.this.notifications.increment();
+						}
 						Rule rule = this.replyRules.remove(xid);
 						if (rule != null && rule.action() == Action.LOSE_REPLY) {
 							refuseFor(rule.duration());
