@@ -278,7 +278,8 @@ public class ZkLockProperties {
 
 		/**
 		 * How many times a held lock may pass to another thread of this JVM, without a
-		 * ZooKeeper round trip, while another JVM waits for it. 0 disables local
+		 * ZooKeeper round trip, while another JVM waits for it, or may (a lock taken
+		 * while no thread of this JVM waited does not watch for others). 0 disables local
 		 * hand-off.
 		 */
 		private int maxLocalHandoffs = 8;
