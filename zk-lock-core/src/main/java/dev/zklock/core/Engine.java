@@ -199,7 +199,8 @@ final class Engine {
 	 * The client lost its connection (or its session): a child watch may be re-armed on
 	 * reconnect, or may not (the client can be told not to re-arm, and a lock path gone
 	 * meanwhile fires another event), so every lock that hands on or joins locally counts
-	 * as having a remote waiter until its next child list, and lingering nodes go.
+	 * as having a remote waiter until its next child list read with the watch, and
+	 * lingering nodes go.
 	 */
 	private void connectionDown() {
 		this.mutexes.values().forEach(LockEntry::noteRemoteWaiter);

@@ -23,17 +23,19 @@ import org.jspecify.annotations.Nullable;
  * only waits
  * @param permits the permits of a semaphore, as this JVM asked for them; 0 for other
  * recipes
+ * @param lingering whether this JVM keeps the node of an exclusive lock nobody here holds
+ * ({@link ZkLockOptions#linger()}): to other participants the key is held
  * @author zk-lock
  */
 public record LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread,
 		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
-		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits) {
+		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits, boolean lingering) {
 
 	LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
-			int waiters, @Nullable Lease lease, LockKind kind, int holds, int permits) {
+			int waiters, @Nullable Lease lease, LockKind kind, int holds, int permits, boolean lingering) {
 		this(key, path, held, holderThread, heldSince, waiters, (lease != null) ? lease.nodePath() : null,
 				(lease != null) ? lease.fencingToken() : null, (lease != null) ? lease.state() : null, kind, holds,
-				permits);
+				permits, lingering);
 	}
 
 }

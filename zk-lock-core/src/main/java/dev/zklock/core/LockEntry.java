@@ -76,6 +76,12 @@ final class LockEntry extends TableEntry {
 	/** The thread acquiring the key in ZooKeeper for the head of the queue, if any. */
 	private volatile @Nullable Thread acquirer;
 
+	/**
+	 * Whether the slot's holder waited in the local queue for it: threads of this JVM
+	 * take turns on the key. Guarded by mutex.
+	 */
+	private boolean holderQueued;
+
 	/** Hand-offs made since a remote waiter was noticed; guarded by mutex. */
 	private int handoffsWhileRemoteWaiting;
 
@@ -114,11 +120,13 @@ final class LockEntry extends TableEntry {
 
 	/**
 	 * Only a node that may pass to a local waiter or linger needs to hear who queues
-	 * behind it. Without a linger, a node listed while no local thread waits goes without
-	 * the watch, which would otherwise fire at our own delete on every uncontended
-	 * release (and, after a wait behind another participant, needs a list of its own); a
-	 * local thread that comes later finds the flag raised, so the node passes on at most
-	 * {@code maxLocalHandoffs} times, and the next node is listed with the watch.
+	 * behind it. Without a linger, a node listed while threads of this JVM do not take
+	 * turns on the key (none waits, and its holder did not wait for it) goes without the
+	 * watch, which would otherwise fire at our own delete on every uncontended release
+	 * (and, after a wait behind another participant, need a list of its own); a local
+	 * thread that comes later finds the flag raised, so the node passes on at most
+	 * {@code maxLocalHandoffs} times, and the next node, taken by a thread that waited
+	 * for it, is listed with the watch.
 	 */
 	@Override
 	boolean needsChildWatch() {
@@ -127,7 +135,7 @@ final class LockEntry extends TableEntry {
 		}
 		this.mutex.lock();
 		try {
-			return !this.waiters.isEmpty();
+			return this.holderQueued || !this.waiters.isEmpty();
 		}
 		finally {
 			this.mutex.unlock();
@@ -159,16 +167,6 @@ final class LockEntry extends TableEntry {
 	/** Only the owner thread calls this. */
 	int decrementHolds() {
 		return --this.holds;
-	}
-
-	int waiterCount() {
-		this.mutex.lock();
-		try {
-			return this.waiters.size();
-		}
-		finally {
-			this.mutex.unlock();
-		}
 	}
 
 	/**
@@ -227,6 +225,7 @@ final class LockEntry extends TableEntry {
 			}
 			if (this.holder == null && this.waiters.isEmpty()) {
 				this.holder = who;
+				this.holderQueued = false;
 				Lease kept = this.lease;
 				if (kept != null) {
 					if (isReusable(kept, reuseSession)) {
@@ -655,6 +654,7 @@ final class LockEntry extends TableEntry {
 	 */
 	private Waiter grant(Waiter next, Slot outcome) {
 		this.holder = next.who;
+		this.holderQueued = true;
 		next.outcome = outcome;
 		next.granted = true;
 		return next;
@@ -692,10 +692,17 @@ final class LockEntry extends TableEntry {
 
 	@Override
 	LocalLockInfo info() {
-		Lease current = this.lease;
-		Thread owner = this.ownerThread;
-		return new LocalLockInfo(key(), path(), isHeld(), (owner != null) ? owner.getName() : null, this.heldSince,
-				waiterCount(), current, LockKind.EXCLUSIVE, isHeld() ? 1 : 0, 0);
+		// One snapshot: a lingering node is one no holder uses
+		this.mutex.lock();
+		try {
+			Thread owner = this.ownerThread;
+			boolean held = isHeld();
+			return new LocalLockInfo(key(), path(), held, (owner != null) ? owner.getName() : null, this.heldSince,
+					this.waiters.size(), this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	/**

@@ -476,7 +476,7 @@ final class ReadWriteEntry extends TableEntry {
 			this.state.unlock();
 		}
 		return new LocalLockInfo(key(), path(), isHeld(), (owner != null) ? owner.getName() : null, this.heldSince,
-				this.local.getQueueLength(), leaseOf(owner != null), LockKind.READ_WRITE, readers, 0);
+				this.local.getQueueLength(), leaseOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
 	}
 
 	/**

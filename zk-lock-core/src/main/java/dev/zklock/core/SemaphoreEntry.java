@@ -86,7 +86,7 @@ final class SemaphoreEntry extends TableEntry {
 	LocalLockInfo info() {
 		Lease first = this.leases.stream().findFirst().orElse(null);
 		return new LocalLockInfo(key(), path(), isHeld(), null, this.heldSince, this.waiting.get(), first,
-				LockKind.SEMAPHORE, this.leases.size(), this.permits);
+				LockKind.SEMAPHORE, this.leases.size(), this.permits, false);
 	}
 
 }

@@ -391,15 +391,12 @@ final class ZkParticipant {
 			if (awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0, holdsOnDelete ? owned.path() : null)
 					&& ownedBySession(owned.stat())) {
 				if (this.entry.needsChildWatch()) {
-					// Read anyway, not awaited: it arms the child watch again and tells
-					// the
-					// entry who queues behind
+					// Not awaited: arms the child watch, tells the entry who queues
+					// behind
 					listChildren(lockPath);
 				}
 				else {
-					// Nobody here to pass the node to or to keep it for: who queues
-					// behind
-					// counts as unknown, as after a list without the watch
+					// Who queues behind is not known, as after a list without the watch
 					this.entry.noteRemoteWaiter();
 				}
 				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());

@@ -55,13 +55,18 @@ class LingerTests {
 			try {
 				assertThat(lock.fencingToken()).isEqualTo(token);
 				assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+				assertThat(registry.localLocks().get(0).lingering()).isFalse();
 			}
 			finally {
 				lock.unlock();
 			}
 		}
 		assertThat(this.zk.children("/locks/relock")).isEqualTo(node);
-		assertThat(registry.localLocks()).singleElement().satisfies((info) -> assertThat(info.held()).isFalse());
+		assertThat(registry.localLocks()).singleElement().satisfies((info) -> {
+			assertThat(info.held()).isFalse();
+			assertThat(info.lingering()).isTrue();
+			assertThat(info.nodePath()).isEqualTo("/locks/relock/" + node.get(0));
+		});
 	}
 
 	@Test

@@ -434,6 +434,86 @@ class ZkLockRegistryTests {
 	}
 
 	@Test
+	void twoThreadsTakingTurnsKeepOneWatchedNode() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLock warmUp = registry.obtain("turns");
+		warmUp.lock();
+		warmUp.unlock();
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		long created = proxy.requests(OpCode.create2);
+		int rounds = 20;
+		AtomicInteger holder = new AtomicInteger(-1);
+		AtomicInteger finished = new AtomicInteger();
+		ExecutorService executor = Executors.newFixedThreadPool(2);
+		try {
+			List<Future<?>> turns = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				int id = t;
+				turns.add(executor.submit(() -> {
+					ZkLock lock = registry.obtain("turns");
+					if (id == 1) {
+						awaitQuickly(() -> holder.get() == 0);
+					}
+					for (int i = 0; i < rounds; i++) {
+						lock.lock();
+						holder.set(id);
+						// Let go only once the other waits, and queue again only once it
+						// holds: the node passes on at every release, and nobody waits
+						// yet when the node that follows a renewal is listed
+						awaitQuickly(() -> registry.localLocks().get(0).waiters() == 1 || finished.get() > 0);
+						lock.unlock();
+						if (i < rounds - 1) {
+							awaitQuickly(() -> holder.get() != id || finished.get() > 0);
+						}
+					}
+					finished.incrementAndGet();
+					return null;
+				}));
+			}
+			for (Future<?> turn : turns) {
+				turn.get(40, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		// The first node, listed while nobody took turns, passes on maxLocalHandoffs
+		// times; the next is taken by a thread that waited for it, so it is watched, and
+		// keeps passing on while nobody else queues
+		assertThat(proxy.requests(OpCode.create2) - created).as("nodes created").isEqualTo(2);
+	}
+
+	@Test
+	void aHoldAfterAWaitWithNoLocalWaiterListsNoMore() throws Exception {
+		ZkLockRegistry other = this.zk.newRegistry();
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		ZkLock held = other.obtain("behind");
+		held.lock();
+		long listed = proxy.requests(OpCode.getChildren);
+		FutureTask<Void> waiter = new FutureTask<>(() -> {
+			ZkLock lock = registry.obtain("behind");
+			lock.lock();
+			lock.unlock();
+			return null;
+		});
+		new Thread(waiter, "behind-waiter").start();
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/behind")).hasSize(2));
+		held.unlock();
+		waiter.get(30, TimeUnit.SECONDS);
+		// Requests of one connection pass the proxy in order: the delete's reply comes
+		// after any list sent before it
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);
+	}
+
+	private static void awaitQuickly(java.util.concurrent.Callable<Boolean> condition) {
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(1)).until(condition);
+	}
+
+	@Test
 	void aRemoteWaiterIsNotStarvedByHandOffsOfANodeListedWithoutTheWatch() throws Exception {
 		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
 		ZkLockRegistry remote = this.zk.newRegistry();

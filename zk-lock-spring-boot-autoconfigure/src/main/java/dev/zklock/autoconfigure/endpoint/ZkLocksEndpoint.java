@@ -110,15 +110,18 @@ public class ZkLocksEndpoint {
 	 * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
 	 * @param fencingToken the lease's fencing token, {@code null} if none
 	 * @param leaseState the lease's state, {@code null} if none
+	 * @param lingering whether this JVM keeps the node of an exclusive lock that nobody
+	 * here holds ({@code zklock.lock.linger}): other JVMs see the key held
 	 */
 	public record LocalLock(String key, @Nullable String name, String path, LockKind kind, boolean held, int holds,
 			int permits, @Nullable String holderThread, @Nullable Instant heldSince, int waiters,
-			@Nullable String nodePath, @Nullable Long fencingToken, @Nullable LeaseState leaseState) {
+			@Nullable String nodePath, @Nullable Long fencingToken, @Nullable LeaseState leaseState,
+			boolean lingering) {
 
 		static LocalLock of(LocalLockInfo info, @Nullable String name) {
 			return new LocalLock(info.key(), name, info.path(), info.kind(), info.held(), info.holds(), info.permits(),
 					info.holderThread(), info.heldSince(), info.waiters(), info.nodePath(), info.fencingToken(),
-					info.leaseState());
+					info.leaseState(), info.lingering());
 		}
 
 	}

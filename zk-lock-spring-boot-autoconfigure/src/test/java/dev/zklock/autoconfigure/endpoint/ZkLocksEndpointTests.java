@@ -72,6 +72,22 @@ class ZkLocksEndpointTests {
 	}
 
 	@Test
+	void aLingeringNodeIsListedAsLingeringNotHeld() {
+		runner().withPropertyValues("zklock.lock.linger=10m").run((context) -> {
+			Restocker.Seen seen = context.getBean(Restocker.class).restock("sku-8");
+			assertThat(seen.listed().lingering()).isFalse();
+			assertThat(context.getBean(ZkLocksEndpoint.class).locks().locks()).singleElement().satisfies((lock) -> {
+				assertThat(lock.key()).isEqualTo("stock:sku-8");
+				assertThat(lock.held()).isFalse();
+				assertThat(lock.lingering()).isTrue();
+				assertThat(lock.name()).isNull();
+				assertThat(lock.nodePath()).isEqualTo(seen.listed().nodePath());
+				assertThat(lock.fencingToken()).isEqualTo(seen.fromContext());
+			});
+		});
+	}
+
+	@Test
 	void aMinimumHoldIsListedUnderItsNameUntilItEnds() {
 		runner().run((context) -> {
 			ZkLocksEndpoint endpoint = context.getBean(ZkLocksEndpoint.class);
