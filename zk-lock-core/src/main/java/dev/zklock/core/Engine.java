@@ -218,9 +218,17 @@ final class Engine {
 		if (exclusive != null) {
 			exclusive.noteRemoteWaiter();
 		}
-		TableEntry readWrite = this.readWrites.get(path);
+		ReadWriteEntry readWrite = this.readWrites.get(path);
 		if (readWrite != null) {
 			readWrite.noteRemoteWaiter();
+			Lease read = readWrite.readNode();
+			if (read != null) {
+				// Another JVM's reader, which holds alongside a read node, fires the
+				// watch
+				// as a writer, which waits behind it, does: the list, read again with the
+				// watch, tells them apart
+				this.ops.getChildren(path, this.watches, (children) -> readWrite.readNodeListed(read, children));
+			}
 		}
 	}
 

@@ -1,6 +1,7 @@
 package dev.zklock.core;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
+import org.apache.curator.utils.ZKPaths;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -373,12 +375,44 @@ final class ReadWriteEntry extends TableEntry {
 
 	@Override
 	void noRemoteWaiter() {
+		clearRemoteWaiter(null);
+	}
+
+	/**
+	 * The read node that this JVM's readers join, if it holds one without a write node:
+	 * only behind a read node can another participant queue without waiting for it.
+	 */
+	@Nullable Lease readNode() {
+		return (this.writeLease == null) ? this.readLease : null;
+	}
+
+	/**
+	 * Told, on the client's event thread, a child list read with the child watch after a
+	 * child event while {@code read} was the read node: if no write node waits behind it,
+	 * the event was another reader's, and the mark it raised is cleared.
+	 */
+	void readNodeListed(Lease read, List<String> children) {
+		List<String> queue = ZkParticipant.inQueueOrder(children);
+		int ours = queue.indexOf(ZKPaths.getNodeFromPath(read.nodePath()));
+		if (ours >= 0 && !LockDriver.READ.othersWaitBehind(queue, ours)) {
+			clearRemoteWaiter(read);
+		}
+	}
+
+	/**
+	 * Clear the mark, if {@code read} is still the read node (any node, if null), and let
+	 * the readers it held back join again: nobody else queues now.
+	 */
+	private void clearRemoteWaiter(@Nullable Lease read) {
 		if (!this.remoteWaiting) {
 			return;
 		}
-		// Readers held back by the mark join again: nobody else queues now
 		this.state.lock();
 		try {
+			if (read != null && readNode() != read) {
+				// Listed for a node that went: the next node's own list tells
+				return;
+			}
 			this.remoteWaiting = false;
 			this.joinsWhileRemoteWaiting = 0;
 			this.changed.signalAll();

@@ -115,12 +115,12 @@ abstract class TableEntry {
 
 	/**
 	 * Told, on the client's event thread, the outcome of each child list a participant of
-	 * this entry reads: whether it shows a participant other than this one's own nodes,
-	 * and whether it armed the child watch. Child events after it come after it on the
-	 * same thread.
+	 * this entry reads: whether it shows a participant waiting behind the participant's
+	 * node, and whether it armed the child watch. Child events after it come after it on
+	 * the same thread.
 	 */
-	final void childListRead(boolean othersQueued, boolean watched) {
-		if (othersQueued || !watched) {
+	final void childListRead(boolean othersWaitBehind, boolean watched) {
+		if (othersWaitBehind || !watched) {
 			// After a hold granted on the predecessor's delete, this list (not awaited,
 			// so its reply can come while a mutex lingers) is the only word of a
 			// participant that queued once the child watch had fired. A list that armed

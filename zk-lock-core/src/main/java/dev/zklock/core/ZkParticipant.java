@@ -270,24 +270,33 @@ final class ZkParticipant {
 
 	/**
 	 * List the children, with the child watch if the entry needs it now, and tell the
-	 * entry, in order with the watch's events, whether the list shows a participant other
-	 * than this one (all of this one's nodes carry its protection id) and whether the
-	 * list armed the watch.
+	 * entry, in order with the watch's events, whether the list shows a participant that
+	 * waits behind this one's node, and whether the list armed the watch.
 	 */
 	private CompletableFuture<List<String>> listChildren(String lockPath) {
 		// The id this list is sent with: the reply is read on another thread
 		String id = this.protectionId;
 		boolean watched = this.entry.needsChildWatch();
-		return this.ops.getChildren(lockPath, watched ? this.watches : null, (children) -> {
-			boolean others = false;
-			for (String child : children) {
-				if (!hasProtectionId(child, id)) {
-					others = true;
-					break;
-				}
+		return this.ops.getChildren(lockPath, watched ? this.watches : null,
+				(children) -> this.entry.childListRead(othersWaitBehind(children, id), watched));
+	}
+
+	/**
+	 * Whether a participant waits behind ours in a child list, as the driver tells of the
+	 * first node carrying our protection id (all of this participant's nodes carry it):
+	 * another JVM's reader beside our read node waits for nothing. A node of ours that
+	 * does not hold in the list, or none at all, counts any other node, to be safe: it
+	 * holds only after a later change, which the watch or a later list tells of.
+	 */
+	private boolean othersWaitBehind(List<String> children, String id) {
+		List<String> queue = inQueueOrder(children);
+		for (int i = 0; i < queue.size(); i++) {
+			if (hasProtectionId(queue.get(i), id)) {
+				return (this.driver.blockerIndex(queue, i) == LockDriver.HOLDS) ? this.driver.othersWaitBehind(queue, i)
+						: queue.size() > 1;
 			}
-			this.entry.childListRead(others, watched);
-		});
+		}
+		return !queue.isEmpty();
 	}
 
 	/**

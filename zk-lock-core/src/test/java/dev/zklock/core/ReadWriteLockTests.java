@@ -261,6 +261,44 @@ class ReadWriteLockTests {
 	}
 
 	/**
+	 * Another JVM's reader holds alongside the read node, ahead of it or behind it, and
+	 * waits for nothing: it does not hold this JVM's readers back, while a writer behind
+	 * the node still does.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void anotherJvmsReaderDoesNotLimitLocalJoins(boolean otherReaderFirst) throws Exception {
+		ZkReadWriteLock busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(2))
+			.obtainReadWrite("readers");
+		ZkReadWriteLock other = this.zk.newRegistry().obtainReadWrite("readers");
+		// Ahead: this JVM's child list shows it. Behind: this JVM's child watch fires,
+		// as it would for a writer
+		HeldRead otherRead = otherReaderFirst ? new HeldRead(other) : null;
+		if (otherRead != null) {
+			otherRead.token();
+		}
+		try (HeldRead held = new HeldRead(busy)) {
+			long token = held.token();
+			if (otherRead == null) {
+				otherRead = new HeldRead(other);
+				otherRead.token();
+			}
+			try (ReaderStream stream = new ReaderStream(busy)) {
+				stream.awaitMoreReads(20);
+				assertThat(stream.tokens).as("read nodes used").containsOnly(token);
+				otherRead.close();
+				held.close();
+				assertThat(tryWriteAndRelease(busy.path())).as("the other JVM's writer gets in").isTrue();
+			}
+		}
+		finally {
+			if (otherRead != null) {
+				otherRead.close();
+			}
+		}
+	}
+
+	/**
 	 * A stream of readers makes way for another JVM's writer after this JVM's connection
 	 * dropped, also on a client that does not set its watches again on reconnect: then
 	 * the child watch that would tell of the writer is gone without an event.
