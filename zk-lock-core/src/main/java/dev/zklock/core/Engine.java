@@ -221,14 +221,21 @@ final class Engine {
 		ReadWriteEntry readWrite = this.readWrites.get(path);
 		if (readWrite != null) {
 			readWrite.noteRemoteWaiter();
-			Lease read = readWrite.readNode();
-			if (read != null) {
-				// Another JVM's reader, which holds alongside a read node, fires the
-				// watch
-				// as a writer, which waits behind it, does: the list, read again with the
-				// watch, tells them apart
-				this.ops.getChildren(path, this.watches, (children) -> readWrite.readNodeListed(read, children));
-			}
+			listReadNode(readWrite);
+		}
+	}
+
+	/**
+	 * Read a read/write key's children again with the watch, not waited for, if its mark
+	 * is raised while it holds a read node that no list has shown a write node behind:
+	 * another JVM's reader, which holds alongside the read node, fires the child watch as
+	 * a writer, which waits behind it, does, and only the list tells them apart. Once a
+	 * writer is seen, nothing can clear the mark until the node goes, so no more lists.
+	 */
+	void listReadNode(ReadWriteEntry entry) {
+		Lease read = entry.readNodeToList();
+		if (read != null) {
+			this.ops.getChildren(entry.path(), this.watches, (children) -> entry.readNodeListed(read, children));
 		}
 	}
 

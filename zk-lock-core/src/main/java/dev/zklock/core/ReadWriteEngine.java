@@ -58,6 +58,9 @@ final class ReadWriteEngine {
 						this.engine.acquireNode(entry, entry.path(), LockDriver.READ, deadline, waitForOthers,
 								interrupts, entry::readAcquired);
 						acquired = true;
+						// A reader of another JVM that came as the node was installed
+						// raised the mark with no node to list for
+						this.engine.listReadNode(entry);
 					}
 					finally {
 						if (!acquired) {

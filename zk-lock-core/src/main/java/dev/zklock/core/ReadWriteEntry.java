@@ -77,6 +77,9 @@ final class ReadWriteEntry extends TableEntry {
 
 	private volatile boolean remoteWaiting;
 
+	/** The read node a list has shown a write node behind, if any. */
+	private volatile @Nullable Lease writerBehind;
+
 	private volatile boolean closed;
 
 	private volatile @Nullable Instant heldSince;
@@ -382,19 +385,35 @@ final class ReadWriteEntry extends TableEntry {
 	 * The read node that this JVM's readers join, if it holds one without a write node:
 	 * only behind a read node can another participant queue without waiting for it.
 	 */
-	@Nullable Lease readNode() {
+	private @Nullable Lease readNode() {
 		return (this.writeLease == null) ? this.readLease : null;
 	}
 
 	/**
-	 * Told, on the client's event thread, a child list read with the child watch after a
-	 * child event while {@code read} was the read node: if no write node waits behind it,
-	 * the event was another reader's, and the mark it raised is cleared.
+	 * The read node to list the children for, if the mark is raised while it is held and
+	 * no list has shown a write node behind it.
+	 */
+	@Nullable Lease readNodeToList() {
+		Lease read = readNode();
+		return (this.remoteWaiting && read != null && read != this.writerBehind) ? read : null;
+	}
+
+	/**
+	 * Told, on the client's event thread, a child list read with the child watch while
+	 * {@code read} was the read node and the mark raised: if no write node waits behind
+	 * it, the mark was raised by another JVM's reader, and is cleared.
 	 */
 	void readNodeListed(Lease read, List<String> children) {
 		List<String> queue = ZkParticipant.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(read.nodePath()));
-		if (ours >= 0 && !LockDriver.READ.othersWaitBehind(queue, ours)) {
+		if (ours < 0) {
+			return;
+		}
+		if (LockDriver.READ.othersWaitBehind(queue, ours)) {
+			// It waits until the node goes: no later list could clear the mark
+			this.writerBehind = read;
+		}
+		else {
 			clearRemoteWaiter(read);
 		}
 	}

@@ -169,8 +169,12 @@ final class ZkOps {
 		try {
 			zooKeeper().getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
 				if (rc == KeeperException.Code.OK.intValue()) {
-					onReply.accept(children);
-					future.complete(children);
+					try {
+						onReply.accept(children);
+					}
+					finally {
+						future.complete(children);
+					}
 				}
 				else {
 					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
