@@ -3,6 +3,11 @@ package dev.zklock.benchmarks;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A standalone ZooKeeper server ({@code ZooKeeperServerMain}) in its own JVM on loopback,
@@ -34,6 +39,29 @@ final class ExternalZooKeeper implements AutoCloseable {
 	 */
 	long packetsReceived() {
 		return this.server.mntr().getOrDefault("zk_packets_received", -1L);
+	}
+
+	/**
+	 * Times the server has forced its transaction log to disk so far
+	 * ({@code zk_cnt_fsynctime}): one per batch of writes, so fewer than the writes when
+	 * several arrive together.
+	 */
+	long fsyncs() {
+		return this.server.mntr().getOrDefault("zk_cnt_fsynctime", -1L);
+	}
+
+	/**
+	 * A started client of this server, connected; the caller closes it.
+	 */
+	CuratorFramework newClient() throws InterruptedException {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(connectString(), 30_000, 15_000,
+				new ExponentialBackoffRetry(100, 3));
+		client.start();
+		if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
+			client.close();
+			throw new IllegalStateException("Not connected to " + connectString() + " within 60 s");
+		}
+		return client;
 	}
 
 	@Override

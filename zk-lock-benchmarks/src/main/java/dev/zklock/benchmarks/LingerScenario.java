@@ -14,8 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
 
@@ -221,7 +219,7 @@ final class LingerScenario {
 	private static Budget budget(ExternalZooKeeper zk, int samples, Report report) throws Exception {
 		List<Long> notifications = new ArrayList<>();
 		List<Long> deletes = new ArrayList<>();
-		try (CuratorFramework watching = client(zk); CuratorFramework writing = client(zk)) {
+		try (CuratorFramework watching = zk.newClient(); CuratorFramework writing = zk.newClient()) {
 			ZooKeeper watcher = watching.getZookeeperClient().getZooKeeper();
 			ZooKeeper writer = writing.getZookeeperClient().getZooKeeper();
 			// The first samples warm up both JVM sides and are not kept
@@ -243,17 +241,6 @@ final class LingerScenario {
 		report.row(BASELINE_TITLE, "notification + delete", CellResult.ms(budget.p50()), CellResult.ms(budget.p99()),
 				Integer.toString(samples));
 		return budget;
-	}
-
-	private static CuratorFramework client(ExternalZooKeeper zk) throws InterruptedException {
-		CuratorFramework client = CuratorFrameworkFactory.newClient(zk.connectString(), 30_000, 15_000,
-				new ExponentialBackoffRetry(100, 3));
-		client.start();
-		if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
-			client.close();
-			throw new IllegalStateException("Not connected to " + zk.connectString() + " within 60 s");
-		}
-		return client;
 	}
 
 	private static @Nullable Run runOne(ExternalZooKeeper zk, String name, Sizes sizes, Path workDir, Report report)
