@@ -2,29 +2,43 @@ package dev.zklock.benchmarks;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario 2: one thread, N uncontended acquire/release cycles. Microseconds per cycle,
  * and ZooKeeper requests and fsyncs per cycle counted by the server
- * ({@code zk_packets_received} and {@code zk_cnt_fsynctime} from {@code mntr}). After the
- * implementations, each round also times the plain cycle on the bare client: what bounds
- * any recipe that writes twice per cycle.
+ * ({@code zk_packets_received} and {@code zk_cnt_fsynctime} from {@code mntr}). Two
+ * cycles on the bare ZooKeeper client, measured the same way, are the references: the
+ * three requests one after the other, and the same three with the list sent along with
+ * the create and the delete not waited for, the least that any recipe which writes twice
+ * per cycle can wait for.
  */
 final class LatencyScenario {
 
 	static final String TITLE = "Scenario 2: uncontended acquire + release, one thread";
 
-	static final String SERVER_TITLE = "Scenario 2: the plain cycle on the same server, for reference";
+	/** The three requests, each waited for, on the bare client. */
+	static final String BARE = "bare ZooKeeper client: create, getChildren, delete, each waited for (reference)";
+
+	/** The same three, the list sent with the create, the delete not waited for. */
+	static final String BARE_PIPELINED = "bare ZooKeeper client: create + getChildren sent together, "
+			+ "delete not waited for (the floor of a release that does not wait)";
 
 	private static final int ROUNDS = 5;
+
+	private static final long REPLY_TIMEOUT_SECONDS = 30;
 
 	private LatencyScenario() {
 	}
@@ -39,67 +53,29 @@ final class LatencyScenario {
 	record Latency(double micros, double requests, double fsyncs) {
 	}
 
-	/**
-	 * The plain cycle on the server of the run: the three requests of every
-	 * Curator-compatible recipe, each waited for before the next, on the bare ZooKeeper
-	 * client. Microseconds, each the median of the rounds' means, as the implementations'
-	 * cycles.
-	 *
-	 * @param create a synchronous create of an ephemeral sequential node: a round trip, a
-	 * transaction and its fsync
-	 * @param list a synchronous {@code getChildren} of its parent: a round trip
-	 * @param delete a synchronous delete of the node: as the create
-	 * @param cycle the three together
-	 */
-	record ServerCost(double create, double list, double delete, double cycle) {
-
-		/**
-		 * The lowest ratio to the plain cycle that a recipe reaches which still writes
-		 * twice per cycle but waits for one round trip only: the list sent with the
-		 * create, the delete not waited for. The server still applies the delete before
-		 * the next create of the session and forces each to disk, so only the list's and
-		 * the delete's round trips go: {@code (C − 2R) / C}.
-		 */
-		double bestRatioForTwoWrites() {
-			return (this.cycle - 2 * this.list) / this.cycle;
-		}
-
-	}
-
-	/**
-	 * Both results of the scenario.
-	 *
-	 * @param latencies each implementation's
-	 * @param server the server's cost per request, measured between them
-	 */
-	record Result(Map<String, Latency> latencies, ServerCost server) {
-	}
-
-	static Result run(ExternalZooKeeper zk, int cycles, Report report) throws Exception {
+	static Map<String, Latency> run(ExternalZooKeeper zk, int cycles, Report report) throws Exception {
 		report.table(TITLE, "implementation", "µs per cycle (median of " + ROUNDS + " rounds)",
 				"ZooKeeper requests per cycle", "server fsyncs per cycle");
-		report.table(SERVER_TITLE, "request (bare ZooKeeper client, each waited for)",
-				"µs (median of " + ROUNDS + " rounds' means)", "p99 (µs)", "samples");
 		List<String> names = Implementation.selected()
 			.stream()
 			.filter((name) -> !name.contains("ReentrantLock"))
 			.toList();
 		List<Implementation> implementations = new ArrayList<>();
-		List<List<Long>> plain = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-		List<List<Double>> plainRounds = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
-				new ArrayList<>());
-		try (CuratorFramework client = zk.newClient()) {
-			String probePath = client.create().creatingParentsIfNeeded().forPath("/bench/latency-probe");
-			ZooKeeper probe = client.getZookeeperClient().getZooKeeper();
+		try (CuratorFramework bareClient = zk.newClient()) {
+			Map<String, Contender> contenders = new LinkedHashMap<>();
 			for (int i = 0; i < names.size(); i++) {
 				Implementation implementation = Implementation.create(names.get(i), zk.connectString(),
 						"/bench/latency-" + i);
 				implementations.add(implementation);
-				Contender contender = implementation.contender(0);
+				contenders.put(names.get(i), implementation.contender(0));
+			}
+			ZooKeeper bare = bareClient.getZookeeperClient().getZooKeeper();
+			contenders.put(BARE, bare(bare, parent(bareClient, "/bench/latency-bare")));
+			contenders.put(BARE_PIPELINED, barePipelined(bare, parent(bareClient, "/bench/latency-bare-pipelined")));
+			for (Contender contender : contenders.values()) {
 				// As many cycles as are measured: a tenth of them left every
-				// implementation
-				// mostly uncompiled, and timed the JIT more than the recipe (zk-lock's
-				// first thousand cycles ran at twice its later pace)
+				// implementation mostly uncompiled, and timed the JIT more than the
+				// recipe (zk-lock's first thousand cycles ran at twice its later pace)
 				for (int c = 0; c < cycles; c++) {
 					cycle(contender);
 				}
@@ -111,8 +87,8 @@ final class LatencyScenario {
 			Map<String, Long> fsyncs = new HashMap<>();
 			int perRound = Math.max(1, cycles / ROUNDS);
 			for (int round = 0; round < ROUNDS; round++) {
-				for (Implementation implementation : implementations) {
-					Contender contender = implementation.contender(0);
+				for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
+					Contender contender = entry.getValue();
 					long fsyncsBefore = zk.fsyncs();
 					long packetsBefore = zk.packetsReceived();
 					long start = System.nanoTime();
@@ -121,23 +97,14 @@ final class LatencyScenario {
 					}
 					long nanos = System.nanoTime() - start;
 					// Minus the mntr that read the count before
-					packets.merge(implementation.name(), zk.packetsReceived() - packetsBefore - 1, Long::sum);
-					fsyncs.merge(implementation.name(), zk.fsyncs() - fsyncsBefore, Long::sum);
-					micros.computeIfAbsent(implementation.name(), (k) -> new ArrayList<>())
-						.add(nanos / 1000.0 / perRound);
-				}
-				int plainCycles = Math.max(10, perRound / 4);
-				long[] sums = new long[plain.size()];
-				for (int c = 0; c < plainCycles; c++) {
-					plainCycle(probe, probePath, plain, sums);
-				}
-				for (int i = 0; i < sums.length; i++) {
-					plainRounds.get(i).add(sums[i] / 1000.0 / plainCycles);
+					packets.merge(entry.getKey(), zk.packetsReceived() - packetsBefore - 1, Long::sum);
+					fsyncs.merge(entry.getKey(), zk.fsyncs() - fsyncsBefore, Long::sum);
+					micros.computeIfAbsent(entry.getKey(), (k) -> new ArrayList<>()).add(nanos / 1000.0 / perRound);
 				}
 			}
 			Map<String, Latency> results = new HashMap<>();
-			for (String name : names) {
-				// Every round measured every implementation, so both maps have every name
+			for (String name : contenders.keySet()) {
+				// Every round measured every implementation, so every map has every name
 				List<Double> rounds = Objects.requireNonNull(micros.get(name),
 						"every round times every implementation");
 				rounds.sort(Double::compare);
@@ -152,20 +119,7 @@ final class LatencyScenario {
 				report.row(TITLE, name, Report.fixed(latency.micros(), 0), Report.fixed(latency.requests(), 2),
 						Report.fixed(latency.fsyncs(), 2));
 			}
-			List<String> steps = List.of("create (ephemeral sequential)", "getChildren", "delete",
-					"the cycle: create + getChildren + delete");
-			double[] medians = new double[steps.size()];
-			for (int i = 0; i < steps.size(); i++) {
-				List<Long> samples = plain.get(i);
-				samples.sort(Long::compare);
-				List<Double> rounds = plainRounds.get(i);
-				rounds.sort(Double::compare);
-				medians[i] = rounds.get(rounds.size() / 2);
-				report.row(SERVER_TITLE, steps.get(i), Report.fixed(medians[i], 0),
-						Report.fixed(CellResult.percentile(samples, 0.99) / 1000.0, 0),
-						Integer.toString(samples.size()));
-			}
-			return new Result(results, new ServerCost(medians[0], medians[1], medians[2], medians[3]));
+			return results;
 		}
 		finally {
 			for (Implementation implementation : implementations) {
@@ -174,24 +128,47 @@ final class LatencyScenario {
 		}
 	}
 
+	private static String parent(CuratorFramework client, String path) throws Exception {
+		return client.create().creatingParentsIfNeeded().forPath(path);
+	}
+
 	/**
-	 * One plain cycle: its three steps' and its own time in nanoseconds, in that order,
-	 * into the samples and onto the sums.
+	 * The three requests of every Curator-compatible recipe, one after the other.
 	 */
-	private static void plainCycle(ZooKeeper zooKeeper, String parent, List<List<Long>> samples, long[] sums)
-			throws Exception {
-		long start = System.nanoTime();
-		String node = zooKeeper.create(parent + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-				CreateMode.EPHEMERAL_SEQUENTIAL);
-		long created = System.nanoTime();
-		zooKeeper.getChildren(parent, false);
-		long listed = System.nanoTime();
-		zooKeeper.delete(node, -1);
-		long deleted = System.nanoTime();
-		long[] times = { created - start, listed - created, deleted - listed, deleted - start };
-		for (int i = 0; i < times.length; i++) {
-			samples.get(i).add(times[i]);
-			sums[i] += times[i];
+	private static Contender bare(ZooKeeper zooKeeper, String parent) {
+		String[] node = new String[1];
+		return Implementation.of(() -> {
+			node[0] = zooKeeper.create(parent + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+					CreateMode.EPHEMERAL_SEQUENTIAL);
+			zooKeeper.getChildren(parent, false);
+		}, () -> zooKeeper.delete(node[0], -1));
+	}
+
+	/**
+	 * The same requests sent as zk-lock sends them, with nothing else: the create and the
+	 * list together (the session's order puts the node in the list), the delete sent and
+	 * not waited for (the session's order applies it before the next create).
+	 */
+	private static Contender barePipelined(ZooKeeper zooKeeper, String parent) {
+		String[] node = new String[1];
+		return Implementation.of(() -> {
+			CompletableFuture<String> created = new CompletableFuture<>();
+			CompletableFuture<@Nullable Void> listed = new CompletableFuture<>();
+			zooKeeper.create(parent + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
+					(rc, path, ctx, name) -> complete(created, rc, name), null);
+			zooKeeper.getChildren(parent, false, (rc, path, ctx, children) -> complete(listed, rc, null), null);
+			node[0] = created.get(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+			listed.get(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+		}, () -> zooKeeper.delete(node[0], -1, (rc, path, ctx) -> {
+		}, null));
+	}
+
+	private static <T extends @Nullable Object> void complete(CompletableFuture<T> future, int rc, T value) {
+		if (rc == KeeperException.Code.OK.intValue()) {
+			future.complete(value);
+		}
+		else {
+			future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
 		}
 	}
 
