@@ -77,6 +77,22 @@ final class ZkParticipant {
 	private record Owned(String path, Stat stat) implements Node {
 	}
 
+	/**
+	 * How much of the lock path a create makes first. Usually all of it exists, and a
+	 * container more would cost a write; a key reaped once idle lacks only its own level;
+	 * a registry's first use may lack every level.
+	 */
+	private enum PathToMake {
+
+		NONE, LOCK_PATH, EVERY_LEVEL;
+
+		/** What to make after a create that made this found no parent. */
+		PathToMake next() {
+			return (this == NONE) ? LOCK_PATH : EVERY_LEVEL;
+		}
+
+	}
+
 	private static final Node NONE = new NoNode();
 
 	private final ZkOps ops;
@@ -103,7 +119,8 @@ final class ZkParticipant {
 
 	private Node node = NONE;
 
-	private boolean parentMissing;
+	/** How much of the lock path the next create makes before our node. */
+	private PathToMake pathToMake = PathToMake.NONE;
 
 	private @Nullable String lastHolder;
 
@@ -206,7 +223,7 @@ final class ZkParticipant {
 				// The lock path is gone (never made, or reaped once empty), and our node
 				// with it
 				forgetNode();
-				this.parentMissing = true;
+				this.pathToMake = this.pathToMake.next();
 			}
 			catch (KeeperException.SessionExpiredException ex) {
 				// The old session's nodes go with it on the server; if the expiry was
@@ -242,13 +259,12 @@ final class ZkParticipant {
 	/**
 	 * Create our node and, in the same breath, ask for the children: one session's
 	 * requests are applied in order, so the list already holds our node, and the
-	 * acquisition costs one round trip instead of two.
+	 * acquisition costs one round trip instead of two. Missing containers of the lock
+	 * path are created in the same flight, ahead of the node, so that a key whose path
+	 * was reaped costs one round trip more, not one per missing level.
 	 */
 	private List<String> create(String lockPath) throws Exception {
-		if (this.parentMissing) {
-			createContainer(this.ops.serverPath(lockPath));
-			this.parentMissing = false;
-		}
+		List<CompletableFuture<Void>> containers = createContainers(this.ops.serverPath(lockPath));
 		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.node = new MaybeCreated(sent);
@@ -262,10 +278,47 @@ final class ZkParticipant {
 				// A definite answer: nothing was created
 				forgetNode();
 			}
+			if (ex instanceof KeeperException.NoNodeException) {
+				// Replied to before the create: a container refused for a reason of its
+				// own (an ACL, say) is the error to report, not the missing path it left
+				for (CompletableFuture<Void> container : containers) {
+					awaitContainer(container);
+				}
+			}
 			throw ex;
 		}
+		this.pathToMake = PathToMake.NONE;
 		own(created.path(), created.stat());
 		return awaitReply(children, "the child list");
+	}
+
+	/**
+	 * Send the creates of the containers the next create needs, outermost first, without
+	 * waiting: the server applies them in order, before our node. Works on server paths,
+	 * so that a namespace's own node is made too, as Curator would on first use.
+	 */
+	private List<CompletableFuture<Void>> createContainers(String serverPath) {
+		return switch (this.pathToMake) {
+			case NONE -> List.of();
+			case LOCK_PATH -> List.of(this.ops.createContainer(serverPath));
+			case EVERY_LEVEL -> {
+				List<CompletableFuture<Void>> sent = new ArrayList<>();
+				for (int end = serverPath.indexOf('/', 1); end > 0; end = serverPath.indexOf('/', end + 1)) {
+					sent.add(this.ops.createContainer(serverPath.substring(0, end)));
+				}
+				sent.add(this.ops.createContainer(serverPath));
+				yield sent;
+			}
+		};
+	}
+
+	private void awaitContainer(CompletableFuture<Void> container) throws Exception {
+		try {
+			awaitReply(container, "the create of the lock path");
+		}
+		catch (KeeperException.NodeExistsException | KeeperException.NoNodeException ex) {
+			// Made before us, or its own parent is missing: the next create makes more
+		}
 	}
 
 	/**
@@ -315,7 +368,7 @@ final class ZkParticipant {
 		catch (KeeperException.NoNodeException ex) {
 			// No lock path, so no node of ours under it
 			forgetNode();
-			this.parentMissing = true;
+			this.pathToMake = this.pathToMake.next();
 			return List.of();
 		}
 		String ours = null;
@@ -533,24 +586,6 @@ final class ZkParticipant {
 			}
 		}
 		return text;
-	}
-
-	/**
-	 * Create the lock path and any missing parents as containers, deepest first, because
-	 * usually only the key's own node is missing. Works on server paths, so that a
-	 * namespace's own node is made too, as Curator would on first use.
-	 */
-	private void createContainer(String serverPath) throws Exception {
-		try {
-			awaitReply(this.ops.createContainer(serverPath), "the create of the lock path");
-		}
-		catch (KeeperException.NodeExistsException ex) {
-			// Another participant made it first
-		}
-		catch (KeeperException.NoNodeException ex) {
-			createContainer(ZKPaths.getPathAndNode(serverPath).getPath());
-			createContainer(serverPath);
-		}
 	}
 
 	private void own(String path, Stat stat) {

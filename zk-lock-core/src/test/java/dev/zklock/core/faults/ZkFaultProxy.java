@@ -57,6 +57,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 	private final LongAdder notifications = new LongAdder();
 
+	private final AtomicInteger maxInFlight = new AtomicInteger();
+
 	private final Queue<Rule> rules = new ConcurrentLinkedQueue<>();
 
 	private final AtomicInteger connectionCount = new AtomicInteger();
@@ -126,6 +128,15 @@ public final class ZkFaultProxy implements AutoCloseable {
 			}
 		}
 		return total;
+	}
+
+	/**
+	 * The most requests one connection has had forwarded and not yet answered at once,
+	 * pings and the handshake excluded: how many a client sends without waiting.
+	 * @return the count
+	 */
+	public int maxInFlight() {
+		return this.maxInFlight.get();
 	}
 
 	/**
@@ -357,6 +368,11 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 		private volatile boolean damaged;
 
+		/**
+		 * Requests forwarded and not answered yet; counted as for {@code maxInFlight}.
+		 */
+		private final AtomicInteger inFlight = new AtomicInteger();
+
 		Connection(Socket client, Socket server) {
 			this.client = client;
 			this.server = server;
@@ -429,6 +445,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 							this.replyRules.put(xid, rule);
 						}
 						ZkFaultProxy.this.requests.computeIfAbsent(type, (op) -> new LongAdder()).increment();
+						if (xid >= 0) {
+							ZkFaultProxy.this.maxInFlight.accumulateAndGet(this.inFlight.incrementAndGet(), Math::max);
+						}
 					}
 					else {
 						if (xid == NOTIFICATION_XID) {
@@ -442,6 +461,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 						}
 						if (rule != null) {
 							Thread.sleep(rule.duration().toMillis());
+						}
+						if (xid >= 0) {
+							this.inFlight.decrementAndGet();
 						}
 					}
 				}
