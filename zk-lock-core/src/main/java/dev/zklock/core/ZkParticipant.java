@@ -281,8 +281,20 @@ final class ZkParticipant {
 			if (ex instanceof KeeperException.NoNodeException) {
 				// Replied to before the create: a container refused for a reason of its
 				// own (an ACL, say) is the error to report, not the missing path it left
-				for (CompletableFuture<Void> container : containers) {
-					awaitContainer(container);
+				boolean outermostWithoutParent = false;
+				for (int i = 0; i < containers.size(); i++) {
+					boolean withoutParent = awaitContainer(containers.get(i));
+					outermostWithoutParent |= (i == 0) && withoutParent;
+				}
+				if (outermostWithoutParent && this.pathToMake == PathToMake.EVERY_LEVEL) {
+					// Even the outermost level found no parent: the client's root is a
+					// chroot of the connect string that does not exist, and no create of
+					// ours can make it
+					throw new AcquireFailure(Reason.ERROR,
+							"ZooKeeper has no node above " + this.ops.serverPath(lockPath)
+									+ ": the chroot of the connect string '" + this.ops.connectString()
+									+ "' does not exist",
+							ex);
 				}
 			}
 			throw ex;
@@ -312,12 +324,21 @@ final class ZkParticipant {
 		};
 	}
 
-	private void awaitContainer(CompletableFuture<Void> container) throws Exception {
+	/**
+	 * Wait for a container's create, which may find it made already.
+	 * @return whether it found no parent
+	 */
+	private boolean awaitContainer(CompletableFuture<Void> container) throws Exception {
 		try {
 			awaitReply(container, "the create of the lock path");
+			return false;
 		}
-		catch (KeeperException.NodeExistsException | KeeperException.NoNodeException ex) {
-			// Made before us, or its own parent is missing: the next create makes more
+		catch (KeeperException.NodeExistsException ex) {
+			return false;
+		}
+		catch (KeeperException.NoNodeException ex) {
+			// The next create makes more of the path, if there is more to make
+			return true;
 		}
 	}
 

@@ -58,6 +58,8 @@ class MissingLockPathTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		CuratorFramework client = this.zk.newClient(proxy.connectString()).usingNamespace("app");
 		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withRootPath("/deep/er"));
+		// The outermost level is sent first in the last flight, and only there
+		proxy.delayNextReplyTo(OpCode.createContainer, "/app", HELD_BACK);
 		ZkLock lock = registry.obtain("k");
 		lock.lock();
 		try {
@@ -69,9 +71,26 @@ class MissingLockPathTests {
 		// A create without the path; the key's own container and the node, refused for
 		// want of the root; then /app, /app/deep, /app/deep/er, the key's level and the
 		// node, with the list, in one flight
+		assertThat(proxy.rulesFired()).isTrue();
 		assertThat(proxy.requests(OpCode.create2)).as("node creates").isEqualTo(3);
 		assertThat(proxy.requests(OpCode.createContainer)).as("container creates").isEqualTo(5);
 		assertThat(proxy.maxInFlight()).as("requests sent without waiting").isGreaterThanOrEqualTo(6);
+	}
+
+	@Test
+	void aChrootThatDoesNotExistIsTheErrorReported() throws Exception {
+		String connectString = this.zk.connectString() + "/no-such-chroot";
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(connectString));
+		ZkLock lock = registry.obtain("k");
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> lock.tryLock(30, TimeUnit.SECONDS))
+			.satisfies((ex) -> {
+				assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.ERROR);
+				assertThat(ex.getMessage()).contains("chroot").contains(connectString);
+			});
+		// Refused at once, not retried until the wait ran out
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+		assertThat(this.zk.children("/")).doesNotContain("no-such-chroot");
 	}
 
 	@Test

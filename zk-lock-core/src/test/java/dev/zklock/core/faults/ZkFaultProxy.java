@@ -205,7 +205,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 * @param outage how long to refuse connections afterwards
 	 */
 	public void loseNextReplyTo(int opCode, String pathPrefix, Duration outage) {
-		this.rules.add(new Rule(opCode, pathPrefix, Action.LOSE_REPLY, outage));
+		this.rules.add(new Rule(opCode, (path) -> path.startsWith(pathPrefix), Action.LOSE_REPLY, outage));
 	}
 
 	/**
@@ -214,7 +214,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 * @param opCode a {@link ZooDefs.OpCode} constant
 	 */
 	public void loseNextRequest(int opCode) {
-		this.rules.add(new Rule(opCode, LOCKS, Action.LOSE_REQUEST, Duration.ZERO));
+		this.rules.add(new Rule(opCode, ZkFaultProxy::onLocks, Action.LOSE_REQUEST, Duration.ZERO));
 	}
 
 	/**
@@ -224,7 +224,22 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 * @param delay how long to hold it
 	 */
 	public void delayNextReplyTo(int opCode, Duration delay) {
-		this.rules.add(new Rule(opCode, LOCKS, Action.DELAY_REPLY, delay));
+		this.rules.add(new Rule(opCode, ZkFaultProxy::onLocks, Action.DELAY_REPLY, delay));
+	}
+
+	/**
+	 * Hold back the reply to the next request of an operation on exactly one path, and
+	 * every reply after it on that connection, for a while.
+	 * @param opCode a {@link ZooDefs.OpCode} constant
+	 * @param path the request's server path
+	 * @param delay how long to hold it
+	 */
+	public void delayNextReplyTo(int opCode, String path, Duration delay) {
+		this.rules.add(new Rule(opCode, path::equals, Action.DELAY_REPLY, delay));
+	}
+
+	private static boolean onLocks(String path) {
+		return path.startsWith(LOCKS);
 	}
 
 	/**
@@ -290,7 +305,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 	private @org.jspecify.annotations.Nullable Rule takeRule(int opCode, String path) {
 		for (Rule rule : this.rules) {
-			if (rule.opCode == opCode && path.startsWith(rule.pathPrefix) && this.rules.remove(rule)) {
+			if (rule.opCode == opCode && rule.path().test(path) && this.rules.remove(rule)) {
 				return rule;
 			}
 		}
@@ -351,7 +366,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 	}
 
-	private record Rule(int opCode, String pathPrefix, Action action, Duration duration) {
+	private record Rule(int opCode, java.util.function.Predicate<String> path, Action action, Duration duration) {
 	}
 
 	/**
