@@ -3,11 +3,12 @@ package dev.zklock.template;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -88,10 +89,15 @@ public class ZkLockTemplate implements AutoCloseable {
 	private @Nullable ZkLockHeldObservationConvention heldObservationConvention;
 
 	/**
-	 * The holds of each key this template holds now, oldest first, by key: for its name.
-	 * Several at once for readers and permits.
+	 * The holds this template has now, for the names of the keys held. A set of holds,
+	 * not a map by key: every hold of a contended key would otherwise write the same map
+	 * bin under its lock, once taking the key and once giving it up, and the next holder
+	 * would queue there behind the one before, each hand-off a second wait.
 	 */
-	private final ConcurrentMap<String, List<Hold>> holders = new ConcurrentHashMap<>();
+	private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+
+	/** Orders the holds, so that a key held several times is named by its oldest. */
+	private final AtomicLong holdSequence = new AtomicLong();
 
 	/**
 	 * Create a new instance.
@@ -377,12 +383,14 @@ public class ZkLockTemplate implements AutoCloseable {
 	 * @return the lock name of each key held through this template
 	 */
 	public java.util.Map<String, String> holderNames() {
-		java.util.Map<String, String> names = new java.util.TreeMap<>();
-		this.holders.forEach((key, holds) -> {
-			if (!holds.isEmpty()) {
-				names.put(key, holds.get(0).definition.name());
+		java.util.Map<String, Hold> oldest = new java.util.HashMap<>();
+		for (Hold hold : this.holds) {
+			for (String key : hold.keys) {
+				oldest.merge(key, hold, (one, other) -> (one.sequence < other.sequence) ? one : other);
 			}
-		});
+		}
+		java.util.Map<String, String> names = new java.util.TreeMap<>();
+		oldest.forEach((key, hold) -> names.put(key, hold.definition.name()));
 		return names;
 	}
 
@@ -571,6 +579,8 @@ public class ZkLockTemplate implements AutoCloseable {
 
 		private final long acquiredAt = System.nanoTime();
 
+		private final long sequence;
+
 		Hold(LockDefinition definition, Holding holding, Collection<String> keys, @Nullable Observation held) {
 			this(definition, holding, List.copyOf(keys), held);
 		}
@@ -581,19 +591,11 @@ public class ZkLockTemplate implements AutoCloseable {
 			this.holding = holding;
 			this.keys = keys;
 			this.held = held;
+			// A key held already by an outer hold (or an earlier reader) keeps that name
+			this.sequence = (held != null) ? ZkLockTemplate.this.holdSequence.incrementAndGet() : 0;
 			if (held != null) {
-				for (String key : this.keys) {
-					// A key held already by an outer hold (or an earlier reader) keeps
-					// that name
-					ZkLockTemplate.this.holders.merge(key, List.of(this), Hold::joined);
-				}
+				ZkLockTemplate.this.holds.add(this);
 			}
-		}
-
-		private static List<Hold> joined(List<Hold> holds, List<Hold> more) {
-			List<Hold> all = new java.util.ArrayList<>(holds);
-			all.addAll(more);
-			return List.copyOf(all);
 		}
 
 		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
@@ -674,17 +676,11 @@ public class ZkLockTemplate implements AutoCloseable {
 		}
 
 		/**
-		 * The hold has ended: stop observing it, and forget it as its keys' holder unless
-		 * a later hold took its place.
+		 * The hold has ended: stop observing it, and forget it as its keys' holder.
 		 */
 		void finished() {
 			if (this.held != null) {
-				for (String key : this.keys) {
-					ZkLockTemplate.this.holders.computeIfPresent(key, (k, holds) -> {
-						List<Hold> rest = holds.stream().filter((hold) -> hold != this).toList();
-						return rest.isEmpty() ? null : rest;
-					});
-				}
+				ZkLockTemplate.this.holds.remove(this);
 				this.held.stop();
 			}
 		}
