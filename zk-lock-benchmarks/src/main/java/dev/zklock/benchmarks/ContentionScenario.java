@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ContentionScenario {
 
 	static final String TITLE = "Scenario 1: one key, T threads in one JVM, one lock each (wall time)";
+
+	static final String ROUNDS_TITLE = "Scenario 1, %d threads: zk-lock and the floor in %d back-to-back pairs";
 
 	private ContentionScenario() {
 	}
@@ -57,6 +60,57 @@ final class ContentionScenario {
 			report.row(TITLE, cells.toArray(String[]::new));
 		}
 		return results;
+	}
+
+	/**
+	 * Time zk-lock and the fair {@code ReentrantLock} against each other at one thread
+	 * count, in back-to-back pairs, alternating which goes first: the ratio of the floor
+	 * goal, taken as the median of the pairs' ratios. One cell of the table above is a
+	 * race between two chains of thread wake-ups (the start signal's, and the local
+	 * queue's hand-offs) on two cores, and a single pair of them spanned 1.0 to 1.8 × on
+	 * one commit on one day; a pair run back to back shares the machine's mood, and the
+	 * median of several does not hang on one.
+	 * @return the ratio of each pair, in run order; empty if either is not selected or a
+	 * run did not finish
+	 */
+	static List<Double> floorRounds(ExternalZooKeeper zk, int threads, int rounds, long timeoutSeconds, Report report)
+			throws Exception {
+		List<String> names = Implementation.names();
+		String ours = names.get(4);
+		String floor = names.get(6);
+		if (!Implementation.selected().containsAll(List.of(ours, floor))) {
+			return List.of();
+		}
+		String title = ROUNDS_TITLE.formatted(threads, rounds);
+		report.table(title, "pair", "first", ours + " (ms)", floor + " (ms)", "ratio");
+		List<Double> ratios = new ArrayList<>();
+		for (int round = 0; round < rounds; round++) {
+			List<String> order = (round % 2 == 0) ? List.of(ours, floor) : List.of(floor, ours);
+			Map<String, Long> nanos = new HashMap<>();
+			for (String name : order) {
+				String path = "/bench/contention-pair-" + round + "-" + nanos.size();
+				try (Implementation implementation = Implementation.create(name, zk.connectString(), path)) {
+					int[] counter = { 0 };
+					long elapsed = contend(implementation, threads, counter, timeoutSeconds);
+					int count = implementation.count(counter);
+					if (elapsed < 0) {
+						report.failure(name + " with " + threads + " threads did not finish in pair " + (round + 1));
+						return List.of();
+					}
+					if (count != threads) {
+						report.failure(name + " with " + threads + " threads counted " + count);
+					}
+					nanos.put(name, elapsed);
+				}
+			}
+			long zkLock = Objects.requireNonNull(nanos.get(ours), "every pair times zk-lock");
+			long reentrant = Objects.requireNonNull(nanos.get(floor), "every pair times the floor");
+			double ratio = zkLock / (double) reentrant;
+			ratios.add(ratio);
+			report.row(title, Integer.toString(round + 1), (round % 2 == 0) ? "zk-lock" : "ReentrantLock",
+					Report.ms(zkLock), Report.ms(reentrant), Report.fixed(ratio, 2));
+		}
+		return ratios;
 	}
 
 	private static long contend(Implementation implementation, int threads, int[] counter, long timeoutSeconds)
