@@ -63,7 +63,8 @@ final class Engine {
 		this.linger = options.linger().isZero() ? null : new Linger(options.linger(), this.reaper,
 				() -> this.ops.isConnected() ? this.ops.sessionId() : 0, this::retireIfIdle);
 		Linger lingerOfEntries = this.linger;
-		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries), this::retired);
+		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries, this::listHeldNode),
+				this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
 		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);
@@ -203,7 +204,7 @@ final class Engine {
 	 * lingering nodes go.
 	 */
 	private void connectionDown() {
-		this.mutexes.values().forEach(LockEntry::noteRemoteWaiter);
+		this.mutexes.values().forEach(LockEntry::noteUnwatched);
 		this.readWrites.values().forEach(ReadWriteEntry::noteRemoteWaiter);
 	}
 
@@ -237,6 +238,20 @@ final class Engine {
 		if (read != null) {
 			this.ops.getChildren(entry.path(), this.watches, (children) -> entry.readNodeListed(read, children));
 		}
+	}
+
+	/**
+	 * Read an exclusive key's children again with the watch, not waited for, while
+	 * {@code held} is its node: a node listed without the watch left the entry unable to
+	 * tell whether another JVM queues behind it, and its threads now take turns on it.
+	 */
+	private void listHeldNode(LockEntry entry, Lease held) {
+		this.ops.getChildren(entry.path(), this.watches, (children) -> entry.heldNodeListed(held, children))
+			.whenComplete((children, ex) -> {
+				if (ex != null) {
+					entry.heldNodeListFailed(held);
+				}
+			});
 	}
 
 	private static byte[] participantData() {

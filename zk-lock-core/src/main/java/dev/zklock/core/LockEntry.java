@@ -2,11 +2,15 @@ package dev.zklock.core;
 
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+
+import org.apache.curator.utils.ZKPaths;
 
 import org.jspecify.annotations.Nullable;
 
@@ -58,6 +62,23 @@ final class LockEntry extends TableEntry {
 	 */
 	private volatile boolean remoteWaiting;
 
+	/**
+	 * Whether the mark stands for want of a child watch on the held node (its list armed
+	 * none, or the connection was lost), not for a participant seen: a list of the node
+	 * read with the watch can clear it.
+	 */
+	private volatile boolean watchMissing;
+
+	/**
+	 * The held node a list with the watch is on its way for, if any: until its reply,
+	 * hand-offs are not counted against the bound. Cleared when a participant is seen
+	 * meanwhile.
+	 */
+	private volatile @Nullable Lease listing;
+
+	/** Sends that list; the engine's. */
+	private final BiConsumer<LockEntry, Lease> lister;
+
 	/** Keeps released nodes for a while; null when lingering is off. */
 	private final @Nullable Linger linger;
 
@@ -93,13 +114,27 @@ final class LockEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	LockEntry(String key, String path, @Nullable Linger linger) {
+	LockEntry(String key, String path, @Nullable Linger linger, BiConsumer<LockEntry, Lease> lister) {
 		super(key, path);
 		this.linger = linger;
+		this.lister = lister;
 	}
 
 	@Override
 	void noteRemoteWaiter() {
+		// Seen: no list can clear it now, and one on its way must not
+		this.watchMissing = false;
+		this.listing = null;
+		raiseRemoteWaiter();
+	}
+
+	@Override
+	void noteUnwatched() {
+		this.watchMissing = true;
+		raiseRemoteWaiter();
+	}
+
+	private void raiseRemoteWaiter() {
 		Linger linger = this.linger;
 		if (linger == null) {
 			this.remoteWaiting = true;
@@ -115,7 +150,84 @@ final class LockEntry extends TableEntry {
 
 	@Override
 	void noRemoteWaiter() {
+		this.watchMissing = false;
 		this.remoteWaiting = false;
+	}
+
+	/**
+	 * Send a list of the held node's lock path with the child watch, if the mark stands
+	 * only for want of a watch and threads of this JVM queue for the node. Without it,
+	 * they would make way, after {@code maxLocalHandoffs} hand-offs, for a participant
+	 * nobody has seen: the node would go, and the next thread take a new one (two writes
+	 * and a list) while the rest of the queue waits. The list costs one read, and its
+	 * reply either shows who queues (the bound then applies to the hand-offs made
+	 * meanwhile too) or clears the mark, its watch telling of the next.
+	 */
+	private void settleUnwatched() {
+		if (!this.watchMissing) {
+			return;
+		}
+		Lease held;
+		this.mutex.lock();
+		try {
+			held = this.lease;
+			if (!this.watchMissing || !this.remoteWaiting || held == null || this.holder == null
+					|| this.waiters.isEmpty() || this.listing == held) {
+				return;
+			}
+			this.listing = held;
+		}
+		finally {
+			this.mutex.unlock();
+		}
+		this.lister.accept(this, held);
+	}
+
+	/**
+	 * Told, on the client's event thread, the children listed with the watch for
+	 * {@code held} by {@link #settleUnwatched}: the mark is cleared if nobody queues
+	 * behind the node and nobody was seen since the list was sent.
+	 */
+	void heldNodeListed(Lease held, List<String> children) {
+		List<String> queue = ZkParticipant.inQueueOrder(children);
+		int ours = queue.indexOf(ZKPaths.getNodeFromPath(held.nodePath()));
+		// Our node missing from its own list: nothing can be ruled out
+		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
+		this.mutex.lock();
+		try {
+			if (this.listing != held) {
+				return;
+			}
+			this.listing = null;
+			if (this.lease != held) {
+				return;
+			}
+			this.watchMissing = false;
+			if (!others) {
+				this.remoteWaiting = false;
+				this.handoffsWhileRemoteWaiting = 0;
+			}
+		}
+		finally {
+			this.mutex.unlock();
+		}
+	}
+
+	/**
+	 * The list for {@code held} failed: the mark stays, and the bound applies from now
+	 * on, without another list for this node.
+	 */
+	void heldNodeListFailed(Lease held) {
+		this.mutex.lock();
+		try {
+			if (this.listing == held) {
+				this.listing = null;
+				this.watchMissing = false;
+			}
+		}
+		finally {
+			this.mutex.unlock();
+		}
 	}
 
 	/**
@@ -123,10 +235,9 @@ final class LockEntry extends TableEntry {
 	 * behind it. Without a linger, a node listed while threads of this JVM do not take
 	 * turns on the key (none waits, and its holder did not wait for it) goes without the
 	 * watch, which would otherwise fire at our own delete on every uncontended release
-	 * (and, after a wait behind another participant, need a list of its own); a local
-	 * thread that comes later finds the flag raised, so the node passes on at most
-	 * {@code maxLocalHandoffs} times, and the next node, taken by a thread that waited
-	 * for it, is listed with the watch.
+	 * (and, after a wait behind another participant, need a list of its own). A local
+	 * thread that queues for it later finds the flag raised for want of the watch, and
+	 * the node is listed again with it ({@link #settleUnwatched}).
 	 */
 	@Override
 	boolean needsChildWatch() {
@@ -245,6 +356,7 @@ final class LockEntry extends TableEntry {
 		finally {
 			this.mutex.unlock();
 		}
+		settleUnwatched();
 		while (!waiter.granted) {
 			long remaining = deadline.remainingNanos();
 			boolean interrupted = Thread.interrupted();
@@ -361,6 +473,8 @@ final class LockEntry extends TableEntry {
 		finally {
 			this.mutex.unlock();
 		}
+		// Threads that queued while the node was acquired found no node to list for
+		settleUnwatched();
 	}
 
 	/** Guarded by mutex. */
@@ -394,9 +508,11 @@ final class LockEntry extends TableEntry {
 			boolean handedOff = false;
 			if (current != null) {
 				boolean remote = this.remoteWaiting;
+				// Read after the mark: a participant seen meanwhile clears it first
+				boolean settling = remote && this.listing == current;
 				handedOff = next != null && maxLocalHandoffs > 0 && current.state() == LeaseState.HELD
 						&& current.sessionId() == currentSession
-						&& (!remote || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
+						&& (!remote || settling || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
 				if (handedOff) {
 					if (remote) {
 						this.handoffsWhileRemoteWaiting++;

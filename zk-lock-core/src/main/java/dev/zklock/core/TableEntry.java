@@ -105,6 +105,15 @@ abstract class TableEntry {
 	abstract void noteRemoteWaiter();
 
 	/**
+	 * Told when a node of this entry, holding, has no child watch armed for it (its list
+	 * armed none, or the connection was lost): a participant of another JVM may queue
+	 * behind it unheard. Unless an entry can settle that, it counts one as queued.
+	 */
+	void noteUnwatched() {
+		noteRemoteWaiter();
+	}
+
+	/**
 	 * Whether a child list read for a node of this entry must arm the child watch on the
 	 * lock path, so that the entry hears of each participant that queues behind the node.
 	 * A list read without it makes the entry count one as queued.
@@ -120,12 +129,16 @@ abstract class TableEntry {
 	 * the same thread.
 	 */
 	final void childListRead(boolean othersWaitBehind, boolean watched) {
-		if (othersWaitBehind || !watched) {
+		if (othersWaitBehind) {
 			// After a hold granted on the predecessor's delete, this list (not awaited,
 			// so its reply can come while a mutex lingers) is the only word of a
-			// participant that queued once the child watch had fired. A list that armed
-			// no watch says nothing of who queues after it: someone may
+			// participant that queued once the child watch had fired
 			noteRemoteWaiter();
+		}
+		else if (!watched) {
+			// A list that armed no watch says nothing of who queues after it: someone
+			// may
+			noteUnwatched();
 		}
 		else {
 			// Clears what this JVM's own delete of its node before raised: that delete

@@ -16,9 +16,8 @@ import org.apache.zookeeper.data.ACL;
  * @param defaultWait how long {@link ZkLockRegistry#executeLocked} and the annotation
  * wait when no wait is given, 10 seconds by default
  * @param maxLocalHandoffs how many times a held node may be passed to the next local
- * thread while another JVM waits for it, or may (without a linger, a node taken while no
- * other local thread waited does not watch for others), 8 by default; 0 disables local
- * hand-off altogether
+ * thread while another JVM waits for it, counted from when this JVM hears of that JVM (a
+ * child event, or a child list), 8 by default; 0 disables local hand-off altogether
  * @param lostLockPolicy what {@code unlock()} does with a lease lost while held
  * @param releaseTimeout how long a release waits for ZooKeeper to confirm the delete of
  * the lock node before it leaves the delete to the background; {@link Duration#ZERO} by

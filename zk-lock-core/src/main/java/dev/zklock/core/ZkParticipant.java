@@ -480,7 +480,7 @@ final class ZkParticipant {
 				}
 				else {
 					// Who queues behind is not known, as after a list without the watch
-					this.entry.noteRemoteWaiter();
+					this.entry.noteUnwatched();
 				}
 				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 			}

@@ -442,6 +442,7 @@ class ZkLockRegistryTests {
 		warmUp.unlock();
 		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
 		long created = proxy.requests(OpCode.create2);
+		long listed = proxy.requests(OpCode.getChildren);
 		int rounds = 20;
 		AtomicInteger holder = new AtomicInteger(-1);
 		AtomicInteger finished = new AtomicInteger();
@@ -479,10 +480,78 @@ class ZkLockRegistryTests {
 			executor.shutdownNow();
 		}
 		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
-		// The first node, listed while nobody took turns, passes on maxLocalHandoffs
-		// times; the next is taken by a thread that waited for it, so it is watched, and
-		// keeps passing on while nobody else queues
-		assertThat(proxy.requests(OpCode.create2) - created).as("nodes created").isEqualTo(2);
+		// The first node, listed while nobody took turns, is listed again with the watch
+		// once the second thread queues for it; nobody else queues, so it passes on for
+		// every turn, where it would otherwise go after maxLocalHandoffs of them
+		assertThat(proxy.requests(OpCode.create2) - created).as("nodes created").isEqualTo(1);
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(2);
+	}
+
+	@Test
+	void aNodeListedWithoutTheWatchPassesOnWhileItsNewListIsOnItsWay() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()),
+				ZkLockOptions.defaults().withMaxLocalHandoffs(2));
+		ZkLock first = registry.obtain("settling");
+		// Nobody waits locally yet: listed without the watch
+		first.lock();
+		long token = first.fencingToken();
+		long listed = proxy.requests(OpCode.getChildren);
+		// The list the first thread to queue sends, with the watch, is answered late
+		// (well
+		// within the read timeout, after which the client would call the connection lost)
+		Duration late = Duration.ofMillis(1500);
+		proxy.delayNextReplyTo(OpCode.getChildren, late);
+		AtomicInteger onFirstNode = new AtomicInteger();
+		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<?>> locals = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				locals.add(executor.submit(() -> {
+					ZkLock lock = registry.obtain("settling");
+					while (!stop.get()) {
+						lock.lock();
+						try {
+							if (lock.fencingToken() == token) {
+								onFirstNode.incrementAndGet();
+							}
+							// Long enough that the others are back in the queue by the
+							// release, even on a loaded machine: the node never goes
+							// for want of a waiter
+							Thread.sleep(20);
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			eventually().untilAsserted(() -> assertThat(proxy.requests(OpCode.getChildren) - listed).isEqualTo(1));
+			long sent = System.nanoTime();
+			first.unlock();
+			await().atMost(Duration.ofSeconds(20)).until(() -> onFirstNode.get() >= 10);
+			// Far more hand-offs of the node than the bound, before the reply came
+			assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("time to 10 local holds on the first node")
+				.isLessThan(late);
+			// The reply showed nobody behind the node: the mark is cleared, the node
+			// keeps
+			// passing on
+			Thread.sleep(late.toMillis() + 500);
+			int afterReply = onFirstNode.get();
+			await().atMost(Duration.ofSeconds(20)).until(() -> onFirstNode.get() >= afterReply + 10);
+			stop.set(true);
+			for (Future<?> local : locals) {
+				local.get(10, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			stop.set(true);
+			executor.shutdownNow();
+		}
+		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
+		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);
 	}
 
 	@Test
@@ -543,7 +612,9 @@ class ZkLockRegistryTests {
 						lock.lock();
 						try {
 							localGrants.incrementAndGet();
-							Thread.sleep(5);
+							// Long enough that the list the first of them sent (with the
+							// watch) is answered within a hold even on a loaded machine
+							Thread.sleep(50);
 						}
 						finally {
 							lock.unlock();
@@ -556,8 +627,11 @@ class ZkLockRegistryTests {
 				.extracting(LocalLockInfo::waiters)
 				.isEqualTo(3));
 			first.unlock();
-			// The three waiting when the first holder let go get the node, then it goes
-			assertThat(remoteHold.get(30, TimeUnit.SECONDS)).as("local holds before the remote's").isBetween(0, 3);
+			// The first thread to queue listed the node again with the watch, and saw the
+			// remote behind it: the node passes on maxLocalHandoffs times, plus any made
+			// before that list's reply came (it is sent well before the first holder lets
+			// go), then it goes
+			assertThat(remoteHold.get(30, TimeUnit.SECONDS)).as("local holds before the remote's").isBetween(0, 3 + 1);
 			stop.set(true);
 			for (Future<?> local : locals) {
 				local.get(10, TimeUnit.SECONDS);

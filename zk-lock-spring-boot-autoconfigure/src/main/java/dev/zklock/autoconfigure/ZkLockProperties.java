@@ -278,9 +278,9 @@ public class ZkLockProperties {
 
 		/**
 		 * How many times a held lock may pass to another thread of this JVM, without a
-		 * ZooKeeper round trip, while another JVM waits for it, or may (without a linger,
-		 * a lock taken while no other thread of this JVM waited does not watch for
-		 * others). 0 disables local hand-off.
+		 * ZooKeeper round trip, while another JVM waits for it, counted from when this
+		 * JVM hears of that JVM (a child event or a child list). 0 disables local
+		 * hand-off.
 		 */
 		private int maxLocalHandoffs = 8;
 
