@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -63,8 +64,10 @@ final class Engine {
 		this.linger = options.linger().isZero() ? null : new Linger(options.linger(), this.reaper,
 				() -> this.ops.isConnected() ? this.ops.sessionId() : 0, this::retireIfIdle);
 		Linger lingerOfEntries = this.linger;
-		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries, this::listHeldNode),
-				this::retired);
+		// With no local hand-off, what the list would tell changes nothing
+		BiConsumer<LockEntry, Lease> lister = (options.maxLocalHandoffs() > 0) ? this::listHeldNode
+				: LockEntry::heldNodeListFailed;
+		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries, lister), this::retired);
 		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
 		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);

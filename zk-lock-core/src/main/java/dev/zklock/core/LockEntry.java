@@ -214,8 +214,9 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * The list for {@code held} failed: the mark stays, and the bound applies from now
-	 * on, without another list for this node.
+	 * The list for {@code held} failed, or would change nothing (no local hand-off at
+	 * all): the mark stays, and the bound applies from now on, without another list for
+	 * this node.
 	 */
 	void heldNodeListFailed(Lease held) {
 		this.mutex.lock();
@@ -556,8 +557,10 @@ final class LockEntry extends TableEntry {
 
 	/**
 	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
-	 * connection loss seen since the child list that granted it, held on the session the
-	 * client is connected with, and not kept past the renewal bound. Guarded by mutex.
+	 * connection loss seen since the last child list read for it with the watch (the one
+	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
+	 * session the client is connected with, and not kept past the renewal bound. Guarded
+	 * by mutex.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
 	private boolean isReusable(Lease kept, long connectedSession) {

@@ -99,8 +99,8 @@ abstract class TableEntry {
 	/**
 	 * Told when a node of this entry, holding, is seen to have a participant of another
 	 * JVM waiting behind it (by the child list read when it was granted, or by the child
-	 * watch on the lock path), or when one can no longer be ruled out (a list that armed
-	 * no watch, a lost connection), so that local hand-offs and joins make way for it.
+	 * watch on the lock path), so that local hand-offs and joins make way for it. See
+	 * {@link #noteUnwatched} for when one can no longer be ruled out.
 	 */
 	abstract void noteRemoteWaiter();
 

@@ -492,17 +492,19 @@ class ZkLockRegistryTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()),
 				ZkLockOptions.defaults().withMaxLocalHandoffs(2));
+		ZkLockRegistry remote = this.zk.newRegistry();
 		ZkLock first = registry.obtain("settling");
 		// Nobody waits locally yet: listed without the watch
 		first.lock();
 		long token = first.fencingToken();
 		long listed = proxy.requests(OpCode.getChildren);
-		// The list the first thread to queue sends, with the watch, is answered late
-		// (well
-		// within the read timeout, after which the client would call the connection lost)
-		Duration late = Duration.ofMillis(1500);
+		// The list the first thread to queue sends, with the watch, is answered late:
+		// well
+		// within the read timeout, after which the client would call the connection lost
+		Duration late = Duration.ofMillis(1000);
 		proxy.delayNextReplyTo(OpCode.getChildren, late);
 		AtomicInteger onFirstNode = new AtomicInteger();
+		AtomicInteger holdMillis = new AtomicInteger(10);
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
 		ExecutorService executor = Executors.newFixedThreadPool(4);
 		try {
@@ -519,7 +521,7 @@ class ZkLockRegistryTests {
 							// Long enough that the others are back in the queue by the
 							// release, even on a loaded machine: the node never goes
 							// for want of a waiter
-							Thread.sleep(20);
+							Thread.sleep(holdMillis.get());
 						}
 						finally {
 							lock.unlock();
@@ -535,12 +537,22 @@ class ZkLockRegistryTests {
 			// Far more hand-offs of the node than the bound, before the reply came
 			assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("time to 10 local holds on the first node")
 				.isLessThan(late);
-			// The reply showed nobody behind the node: the mark is cleared, the node
-			// keeps
-			// passing on
+			// The reply showed nobody behind the node: the mark is cleared, and the node
+			// keeps passing on
 			Thread.sleep(late.toMillis() + 500);
 			int afterReply = onFirstNode.get();
 			await().atMost(Duration.ofSeconds(20)).until(() -> onFirstNode.get() >= afterReply + 10);
+			assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);
+			// The watch that list armed tells of the next participant: it gets the lock
+			// within the bound, plus the holds that run while its create and event travel
+			holdMillis.set(50);
+			ZkLock remoteLock = remote.obtain("settling");
+			int beforeRemote = onFirstNode.get();
+			assertThat(remoteLock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+			int whileRemoteWaited = onFirstNode.get() - beforeRemote;
+			remoteLock.unlock();
+			assertThat(whileRemoteWaited).as("local holds of the first node while the remote waited")
+				.isLessThanOrEqualTo(2 + 4);
 			stop.set(true);
 			for (Future<?> local : locals) {
 				local.get(10, TimeUnit.SECONDS);
@@ -551,7 +563,6 @@ class ZkLockRegistryTests {
 			executor.shutdownNow();
 		}
 		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
-		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);
 	}
 
 	@Test
