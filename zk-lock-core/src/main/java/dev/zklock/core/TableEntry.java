@@ -136,8 +136,7 @@ abstract class TableEntry {
 			noteRemoteWaiter();
 		}
 		else if (!watched) {
-			// A list that armed no watch says nothing of who queues after it: someone
-			// may
+			// A list that armed no watch says nothing of who queues after it
 			noteUnwatched();
 		}
 		else {

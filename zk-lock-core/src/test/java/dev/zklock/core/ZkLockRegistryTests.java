@@ -368,26 +368,12 @@ class ZkLockRegistryTests {
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
 		ExecutorService executor = Executors.newFixedThreadPool(4);
 		try {
-			List<Future<?>> futures = new ArrayList<>();
-			for (int t = 0; t < 4; t++) {
-				futures.add(executor.submit(() -> {
-					ZkLock lock = busy.obtain("contended");
-					while (!stop.get()) {
-						lock.lock();
-						try {
-							localGrants.incrementAndGet();
-							// Long enough that the remote's round trips and the watch
-							// event fit in
-							// a hold or two even on a loaded machine
-							Thread.sleep(50);
-						}
-						finally {
-							lock.unlock();
-						}
-					}
-					return null;
-				}));
-			}
+			// Holds long enough that the remote's round trips and the watch event
+			// fit in a hold or two even on a loaded machine
+			List<Future<?>> futures = hammer(executor, busy, "contended", 4, stop, (lock) -> {
+				localGrants.incrementAndGet();
+				Thread.sleep(50);
+			});
 			// let the local threads settle into handing off to each other
 			await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.get() >= 10);
 			ZkLock remoteLock = remote.obtain("contended");
@@ -498,9 +484,8 @@ class ZkLockRegistryTests {
 		first.lock();
 		long token = first.fencingToken();
 		long listed = proxy.requests(OpCode.getChildren);
-		// The list the first thread to queue sends, with the watch, is answered late:
-		// well
-		// within the read timeout, after which the client would call the connection lost
+		// The list the first thread to queue sends, with the watch, is answered late, but
+		// well inside the read timeout, after which the client drops the connection
 		Duration late = Duration.ofMillis(1000);
 		proxy.delayNextReplyTo(OpCode.getChildren, late);
 		AtomicInteger onFirstNode = new AtomicInteger();
@@ -508,28 +493,15 @@ class ZkLockRegistryTests {
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
 		ExecutorService executor = Executors.newFixedThreadPool(4);
 		try {
-			List<Future<?>> locals = new ArrayList<>();
-			for (int t = 0; t < 4; t++) {
-				locals.add(executor.submit(() -> {
-					ZkLock lock = registry.obtain("settling");
-					while (!stop.get()) {
-						lock.lock();
-						try {
-							if (lock.fencingToken() == token) {
-								onFirstNode.incrementAndGet();
-							}
-							// Long enough that the others are back in the queue by the
-							// release, even on a loaded machine: the node never goes
-							// for want of a waiter
-							Thread.sleep(holdMillis.get());
-						}
-						finally {
-							lock.unlock();
-						}
-					}
-					return null;
-				}));
-			}
+			// Holds long enough that the others are back in the queue by each
+			// release, even on a loaded machine: the node never goes for want of a
+			// waiter
+			List<Future<?>> locals = hammer(executor, registry, "settling", 4, stop, (lock) -> {
+				if (lock.fencingToken() == token) {
+					onFirstNode.incrementAndGet();
+				}
+				Thread.sleep(holdMillis.get());
+			});
 			eventually().untilAsserted(() -> assertThat(proxy.requests(OpCode.getChildren) - listed).isEqualTo(1));
 			long sent = System.nanoTime();
 			first.unlock();
@@ -593,6 +565,41 @@ class ZkLockRegistryTests {
 		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(1)).until(condition);
 	}
 
+	/**
+	 * Start threads that take a key's lock in a loop, running {@code hold} with it each
+	 * time, until {@code stop} is set.
+	 */
+	private static List<Future<?>> hammer(ExecutorService executor, ZkLockRegistry registry, String key, int threads,
+			java.util.concurrent.atomic.AtomicBoolean stop, Hold hold) {
+		List<Future<?>> futures = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			futures.add(executor.submit(() -> {
+				ZkLock lock = registry.obtain(key);
+				while (!stop.get()) {
+					lock.lock();
+					try {
+						hold.run(lock);
+					}
+					finally {
+						lock.unlock();
+					}
+				}
+				return null;
+			}));
+		}
+		return futures;
+	}
+
+	/**
+	 * What a hammering thread does while it holds the lock.
+	 */
+	@FunctionalInterface
+	private interface Hold {
+
+		void run(ZkLock lock) throws Exception;
+
+	}
+
 	@Test
 	void aRemoteWaiterIsNotStarvedByHandOffsOfANodeListedWithoutTheWatch() throws Exception {
 		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
@@ -615,25 +622,12 @@ class ZkLockRegistryTests {
 				return localBefore;
 			});
 			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/unwatched")).hasSize(2));
-			List<Future<?>> locals = new ArrayList<>();
-			for (int t = 0; t < 3; t++) {
-				locals.add(executor.submit(() -> {
-					ZkLock lock = busy.obtain("unwatched");
-					while (!stop.get()) {
-						lock.lock();
-						try {
-							localGrants.incrementAndGet();
-							// Long enough that the list the first of them sent (with the
-							// watch) is answered within a hold even on a loaded machine
-							Thread.sleep(50);
-						}
-						finally {
-							lock.unlock();
-						}
-					}
-					return null;
-				}));
-			}
+			List<Future<?>> locals = hammer(executor, busy, "unwatched", 3, stop, (lock) -> {
+				localGrants.incrementAndGet();
+				// Long enough that the list the first of them sent (with the watch) is
+				// answered within a hold even on a loaded machine
+				Thread.sleep(50);
+			});
 			eventually().untilAsserted(() -> assertThat(busy.localLocks()).singleElement()
 				.extracting(LocalLockInfo::waiters)
 				.isEqualTo(3));
