@@ -39,22 +39,14 @@ final class ContentionScenario {
 			List<String> cells = new ArrayList<>(List.of(name));
 			boolean exact = true;
 			for (int threads : threadCounts) {
-				String path = "/bench/contention-" + (run++);
-				try (Implementation implementation = Implementation.create(name, zk.connectString(), path)) {
-					int[] counter = { 0 };
-					long nanos = contend(implementation, threads, counter, timeoutSeconds);
-					int count = implementation.count(counter);
-					if (nanos < 0) {
-						cells.add("> " + timeoutSeconds * 1000 + " (did not finish)");
-						continue;
-					}
-					if (count != threads) {
-						exact = false;
-						report.failure(name + " with " + threads + " threads counted " + count);
-					}
-					results.computeIfAbsent(name, (k) -> new HashMap<>()).put(threads, nanos);
-					cells.add(Report.ms(nanos));
+				Cell cell = cell(zk, name, "/bench/contention-" + (run++), threads, timeoutSeconds, report);
+				if (!cell.finished()) {
+					cells.add("> " + timeoutSeconds * 1000 + " (did not finish)");
+					continue;
 				}
+				exact &= cell.exact();
+				results.computeIfAbsent(name, (k) -> new HashMap<>()).put(threads, cell.nanos());
+				cells.add(Report.ms(cell.nanos()));
 			}
 			cells.add(exact ? "yes" : "NO");
 			report.row(TITLE, cells.toArray(String[]::new));
@@ -88,20 +80,13 @@ final class ContentionScenario {
 			List<String> order = (round % 2 == 0) ? List.of(ours, floor) : List.of(floor, ours);
 			Map<String, Long> nanos = new HashMap<>();
 			for (String name : order) {
-				String path = "/bench/contention-pair-" + round + "-" + nanos.size();
-				try (Implementation implementation = Implementation.create(name, zk.connectString(), path)) {
-					int[] counter = { 0 };
-					long elapsed = contend(implementation, threads, counter, timeoutSeconds);
-					int count = implementation.count(counter);
-					if (elapsed < 0) {
-						report.failure(name + " with " + threads + " threads did not finish in pair " + (round + 1));
-						return List.of();
-					}
-					if (count != threads) {
-						report.failure(name + " with " + threads + " threads counted " + count);
-					}
-					nanos.put(name, elapsed);
+				Cell cell = cell(zk, name, "/bench/contention-pair-" + round + "-" + nanos.size(), threads,
+						timeoutSeconds, report);
+				if (!cell.finished()) {
+					report.failure(name + " with " + threads + " threads did not finish in pair " + (round + 1));
+					return List.of();
 				}
+				nanos.put(name, cell.nanos());
 			}
 			long zkLock = Objects.requireNonNull(nanos.get(ours), "every pair times zk-lock");
 			long reentrant = Objects.requireNonNull(nanos.get(floor), "every pair times the floor");
@@ -111,6 +96,41 @@ final class ContentionScenario {
 					Report.ms(zkLock), Report.ms(reentrant), Report.fixed(ratio, 2));
 		}
 		return ratios;
+	}
+
+	/**
+	 * Time one implementation once, on a fresh lock path; a wrong count is reported as a
+	 * failure.
+	 */
+	private static Cell cell(ExternalZooKeeper zk, String name, String path, int threads, long timeoutSeconds,
+			Report report) throws Exception {
+		try (Implementation implementation = Implementation.create(name, zk.connectString(), path)) {
+			int[] counter = { 0 };
+			long nanos = contend(implementation, threads, counter, timeoutSeconds);
+			if (nanos < 0) {
+				return new Cell(-1, true);
+			}
+			int count = implementation.count(counter);
+			if (count != threads) {
+				report.failure(name + " with " + threads + " threads counted " + count);
+			}
+			return new Cell(nanos, count == threads);
+		}
+	}
+
+	/**
+	 * One timed run.
+	 *
+	 * @param nanos wall time from the start signal to the last release; -1 if it did not
+	 * finish in time
+	 * @param exact whether every thread's increment was counted
+	 */
+	private record Cell(long nanos, boolean exact) {
+
+		boolean finished() {
+			return this.nanos >= 0;
+		}
+
 	}
 
 	private static long contend(Implementation implementation, int threads, int[] counter, long timeoutSeconds)
