@@ -381,8 +381,7 @@ final class LockEntry extends TableEntry {
 				}
 				if (waiter.outcome == Slot.GRANTED) {
 					// Granted a bare slot just as the wait ran out: pass it on rather
-					// than start a
-					// ZooKeeper attempt with no time left
+					// than start a ZooKeeper attempt with no time left
 					abandonSlot(who);
 					return Slot.TIMED_OUT;
 				}

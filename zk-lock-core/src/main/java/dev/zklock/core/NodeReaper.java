@@ -277,9 +277,8 @@ final class NodeReaper implements ConnectionStateListener {
 			}
 			catch (java.util.concurrent.RejectedExecutionException ex) {
 				// Detached: the reaper was closed and idle, so nothing is pending but
-				// this, which
-				// the next connect cannot send any more; say so rather than lose it
-				// silently
+				// this, which the next connect cannot send any more; say so rather than
+				// lose it silently
 				logger.warn("Lock registry closed with a node delete pending; it is retried no more");
 			}
 		}

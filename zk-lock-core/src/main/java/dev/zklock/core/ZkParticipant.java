@@ -192,9 +192,8 @@ final class ZkParticipant {
 			try {
 				if (this.node instanceof Owned owned && !ownedBySession(owned.stat())) {
 					// The client moved to a new session while we waited: our node belongs
-					// to the
-					// old one, which is dead or dying, and can never be held through this
-					// client
+					// to the old one, which is dead or dying, and can never be held
+					// through this client
 					abandonAndRenew();
 				}
 				List<String> children;
@@ -227,9 +226,8 @@ final class ZkParticipant {
 			}
 			catch (KeeperException.SessionExpiredException ex) {
 				// The old session's nodes go with it on the server; if the expiry was
-				// declared by
-				// the client, the server may still have them for a while, so the reaper
-				// deletes them
+				// declared by the client, the server may still have them for a while, so
+				// the reaper deletes them
 				abandonAndRenew();
 				awaitConnected(ex);
 			}
@@ -447,8 +445,7 @@ final class ZkParticipant {
 		if (blocker == LockDriver.HOLDS) {
 			if (this.driver.othersWaitBehind(queue, index)) {
 				// Only ever raise it here: the child watch may already have raised it for
-				// a
-				// participant that joined after this (older) child list was read
+				// a participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
 			return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());

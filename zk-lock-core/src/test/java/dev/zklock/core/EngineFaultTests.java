@@ -273,8 +273,7 @@ class EngineFaultTests {
 			}
 			ZooKeeper client = waiter.getClient().getZookeeperClient().getZooKeeper();
 			// A waiter also watches its own node, until the node's delete fires the
-			// watch:
-			// the last attempts' deletes may still be on their way
+			// watch: the last attempts' deletes may still be on their way
 			eventually().untilAsserted(() -> {
 				assertThat(ClientWatchers.data(client) + ClientWatchers.exists(client)).isLessThanOrEqualTo(2);
 				assertThat(ClientWatchers.children(client)).isLessThanOrEqualTo(2);
@@ -370,10 +369,9 @@ class EngineFaultTests {
 			eventually().until(() -> this.zk.children("/locks/" + key).size() == 2);
 		}
 		// Curator declares the session expired while the server still has it (as it does
-		// after
-		// a long disconnect) and moves to a new one, while the waiters have no request
-		// under
-		// way: their nodes belong to the old session, which the server ends only later
+		// after a long disconnect) and moves to a new one, while the waiters have no
+		// request under way: their nodes belong to the old session, which the server ends
+		// only later
 		client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
 		eventually().until(() -> client.getZookeeperClient().isConnected()
 				&& client.getZookeeperClient().getZooKeeper().getSessionId() != oldSession);

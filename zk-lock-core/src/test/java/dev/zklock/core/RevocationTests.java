@@ -88,8 +88,7 @@ class RevocationTests {
 			}
 		});
 		// The writer queues only once both readers hold: queued before the second reader,
-		// it would keep
-		// that reader waiting, and only one reader would be asked
+		// it would keep that reader waiting, and only one reader would be asked
 		assertThat(secondHolds.await(20, TimeUnit.SECONDS)).as("the second reader holds").isTrue();
 		CompletableFuture<Boolean> write = CompletableFuture.supplyAsync(() -> {
 			writer.writeLock().acquire(Duration.ofSeconds(20));

@@ -386,9 +386,8 @@ class ZkLockRegistryTests {
 				future.get(10, TimeUnit.SECONDS);
 			}
 			// maxLocalHandoffs hand-offs once the remote node is seen, plus the 50 ms
-			// holds that run
-			// while the remote creates its node and the watch event travels (starvation
-			// was unbounded)
+			// holds that run while the remote creates its node and the watch event
+			// travels (starvation was unbounded)
 			assertThat(grantsWhileWaiting).isLessThanOrEqualTo(3 + 4);
 		}
 		finally {
@@ -651,9 +650,8 @@ class ZkLockRegistryTests {
 	@Test
 	void twoJvmsHammeringOneKeyShareItFairly() throws Exception {
 		// Regression: a child watch event that beat the holder's own (older) child list
-		// used to be
-		// overwritten, so the holder never saw the remote waiter and kept the lock to
-		// itself (99 % / 1 %)
+		// used to be overwritten, so the holder never saw the remote waiter and kept the
+		// lock to itself (99 % / 1 %)
 		List<ZkLockRegistry> jvms = List.of(this.zk.newRegistry(), this.zk.newRegistry());
 		AtomicInteger[] grants = { new AtomicInteger(), new AtomicInteger() };
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();

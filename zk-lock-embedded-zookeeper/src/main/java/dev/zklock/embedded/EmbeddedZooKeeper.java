@@ -82,8 +82,7 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 			throws Exception {
 		if (port != 0) {
 			// Before anything is created: ZooKeeper's own bind failure is only logged by
-			// its
-			// server thread, and start() then waits out its whole timeout
+			// its server thread, and start() then waits out its whole timeout
 			checkPortIsFree(port);
 		}
 		this.deleteOnClose = (dataDir == null);
@@ -229,8 +228,7 @@ public class EmbeddedZooKeeper implements AutoCloseable {
 			return;
 		}
 		// ZooKeeper's server thread finishes its shutdown after close() returns, and may
-		// still
-		// hold or write a file: try again until the directory is gone
+		// still hold or write a file: try again until the directory is gone
 		long deadline = System.nanoTime() + DELETE_TIMEOUT.toNanos();
 		while (true) {
 			try {

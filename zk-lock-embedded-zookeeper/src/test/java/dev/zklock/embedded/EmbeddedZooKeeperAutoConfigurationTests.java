@@ -30,8 +30,7 @@ class EmbeddedZooKeeperAutoConfigurationTests {
 	Path dir;
 
 	// Listed after zk-lock's own on purpose: the ordering of the auto-configurations, not
-	// of this
-	// list, must put the embedded server's connection details first
+	// of this list, must put the embedded server's connection details first
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(ZkLockAutoConfiguration.class, EmbeddedZooKeeperAutoConfiguration.class));
 

@@ -78,8 +78,8 @@ class EmbeddedZooKeeperLoggingTests {
 	void errorsStillReachTheLog(CapturedOutput output) throws Exception {
 		try (ConfigurableApplicationContext context = application().run(); ServerSocket busy = new ServerSocket(0)) {
 			// A second, real server whose port is taken after the check for it: ZooKeeper
-			// logs its
-			// bind failure at ERROR from its own thread, well within the start timeout
+			// logs its bind failure at ERROR from its own thread, well within the start
+			// timeout
 			Properties configuration = new Properties();
 			configuration.setProperty("clientPort", Integer.toString(busy.getLocalPort()));
 			assertThatExceptionOfType(IllegalStateException.class)

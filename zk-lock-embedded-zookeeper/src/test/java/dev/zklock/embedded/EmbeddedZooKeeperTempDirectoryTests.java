@@ -75,9 +75,8 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	void removedWhenTheServerFailsToStart() throws Exception {
 		try (ServerSocket busy = new ServerSocket(0)) {
 			// The port is taken after the check for it (port 0 skips the check), as when
-			// another
-			// process binds it in between: ZooKeeper's own bind fails, and start() times
-			// out
+			// another process binds it in between: ZooKeeper's own bind fails, and
+			// start() times out
 			Properties configuration = new Properties();
 			configuration.setProperty("clientPort", Integer.toString(busy.getLocalPort()));
 			assertThatExceptionOfType(IllegalStateException.class)
@@ -91,9 +90,8 @@ class EmbeddedZooKeeperTempDirectoryTests {
 	void removedAndTheServerStoppedWhenStartTimesOutMidway() {
 		Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
 		// ZooKeeper is still starting when its start times out, and its own close() then
-		// stops
-		// nothing: its thread would go on to bring up a server, writing to the deleted
-		// directory
+		// stops nothing: its thread would go on to bring up a server, writing to the
+		// deleted directory
 		assertThatExceptionOfType(IllegalStateException.class)
 			.isThrownBy(() -> new EmbeddedZooKeeper(0, null, new Properties(), Duration.ZERO))
 			.withMessageContaining("did not start within 0 ms");

@@ -223,8 +223,8 @@ class ShopApplicationTests {
 		RestClient client = client();
 		Map<String, Object> report = client.post().uri("/demo/oversell?stock=20&orders=50").retrieve().body(JSON);
 		// The report against what the database holds afterwards: rows in the order table
-		// (one per
-		// accepted one-unit order) and the stock left, read through the shop's own API
+		// (one per accepted one-unit order) and the stock left, read through the shop's
+		// own API
 		Map<String, Object> locked = (Map<String, Object>) report.get("withLock");
 		assertThat(orderRows("demo-locked")).isEqualTo(20);
 		assertThat(stockLeft(client, "demo-locked")).isZero();
@@ -240,9 +240,8 @@ class ShopApplicationTests {
 			.containsEntry("remaining", left);
 		assertThat(left).isBetween(0, 20);
 		// Each sale writes one less than the stock it read, so what left the stock is a
-		// chain of sales,
-		// each overwriting the one before; racing sales outside that chain are lost
-		// updates
+		// chain of sales, each overwriting the one before; racing sales outside that
+		// chain are lost updates
 		int lostUpdates = rows - (20 - left);
 		assertThat(lostUpdates).isNotNegative();
 		// Oversold units are sales beyond the stock, and each of them is a lost update

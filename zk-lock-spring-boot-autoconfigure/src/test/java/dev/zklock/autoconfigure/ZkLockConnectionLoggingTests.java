@@ -131,8 +131,7 @@ class ZkLockConnectionLoggingTests {
 			CuratorFramework client = context.getBean(CuratorFramework.class);
 			client.create().withACL(ZooDefs.Ids.READ_ACL_UNSAFE).forPath("/read-only");
 			// A background operation whose callback throws on NoAuth: Curator reports it
-			// in its log
-			// only, from a logger that is off by default
+			// in its log only, from a logger that is off by default
 			client.create().inBackground((curator, event) -> {
 				if (event.getResultCode() != 0) {
 					throw KeeperException.create(KeeperException.Code.get(event.getResultCode()), event.getPath());

@@ -104,9 +104,8 @@ class UserProjectDependencyTests {
 			seed(repo, module, version, sourceRoot.resolve(module).resolve("pom.xml"), true);
 		}
 		// Central, and any repository a POM names, is ~/.m2 read as a remote repository:
-		// it keeps
-		// no checksums, so Central's checksum policy is "ignore" rather than a warning a
-		// file
+		// it keeps no checksums, so Central's checksum policy is "ignore" rather than a
+		// warning a file
 		String central = """
 				<id>central</id>
 				<url>%s</url>
@@ -147,8 +146,7 @@ class UserProjectDependencyTests {
 				""".formatted(String.join("\n", dependencies)));
 
 		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline
-		// flag and
-		// all), outside any project so that no dev.zklock artifact is looked up
+		// flag and all), outside any project so that no dev.zklock artifact is looked up
 		List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
 		if (property("zklock.maven.offline").equals("offline=true")) {
 			fetch.add("-o");

@@ -158,8 +158,7 @@ final class KeyExpressionChecker {
 		}
 		else if (first instanceof BeanReference) {
 			// A bean's declared type can be narrower or wider than the object: only its
-			// existence
-			// is checked, by the walk
+			// existence is checked, by the walk
 			return;
 		}
 		else if (first instanceof PropertyOrFieldReference property) {

@@ -81,8 +81,8 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 			Class<?> targetClass) {
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
 		// Spring takes @Nullable Object[]; javac before JDK 22 does not read that
-		// type-use annotation from
-		// its jar, so NullAway on JDK 17 would see Object[] there
+		// type-use annotation from its jar, so NullAway on JDK 17 would see Object[]
+		// there
 		@SuppressWarnings("NullAway")
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
 				this.parameterNames);
@@ -103,8 +103,8 @@ final class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 		private final Map<Method, @Nullable String[]> names = new ConcurrentHashMap<>(64);
 
 		// Spring's own return type; javac before JDK 22 does not read its type-use
-		// annotations from the jar,
-		// so NullAway on JDK 17 would see String[] in the overridden method
+		// annotations from the jar, so NullAway on JDK 17 would see String[] in the
+		// overridden method
 		@Override
 		@SuppressWarnings("NullAway")
 		public @Nullable String @Nullable [] getParameterNames(Method method) {

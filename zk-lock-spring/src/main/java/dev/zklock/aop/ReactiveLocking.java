@@ -101,8 +101,7 @@ final class ReactiveLocking {
 			Collection<String> keys) {
 		Acquisition acquisition = new Acquisition(template);
 		// Never completed exceptionally: a failure that arrives after a cancellation is
-		// then not
-		// an error Reactor drops (and logs at ERROR), just a value nobody reads
+		// then not an error Reactor drops (and logs at ERROR), just a value nobody reads
 		CompletableFuture<Object> attempt = CompletableFuture.supplyAsync(() -> {
 			try {
 				return template.acquireLease(definition, keys);

@@ -224,8 +224,7 @@ class ZkLockShedLockProviderTests {
 	void twoProvidersOnTwoSessionsRunEachTaskOnceAtATime() throws Exception {
 		twoJvms();
 		// ShedLock's FuzzTester: threads of both JVMs run two jobs through the executor;
-		// a lost
-		// update of a job's counter would mean two runs at once
+		// a lost update of a job's counter would mean two runs at once
 		List<LockingTaskExecutor> executors = List.of(new DefaultLockingTaskExecutor(this.provider),
 				new DefaultLockingTaskExecutor(this.otherJvm));
 		AtomicLong[] counters = { new AtomicLong(), new AtomicLong() };

@@ -96,8 +96,7 @@ class TemplateRecipesTests {
 	void aPermitIsALeaseOnOneKey() throws Exception {
 		LockDefinition single = LockDefinition.named("render").withPermits(1).withWait(Duration.ZERO);
 		// A wait, not one attempt: a first use makes the semaphore's nodes, which a
-		// loaded machine
-		// may not do within one attempt's connection timeout
+		// loaded machine may not do within one attempt's connection timeout
 		ZkLease lease = this.template.acquireLease(single.withWait(Duration.ofSeconds(10)), List.of("render"));
 		try (ZkLockRegistry otherJvm = this.zk.newRegistry()) {
 			// Any failure will do, a busy permit or a slow reply; a permit granted would

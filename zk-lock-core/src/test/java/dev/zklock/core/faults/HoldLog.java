@@ -162,8 +162,7 @@ final class HoldLog {
 			PriorityQueue<Hold> open = new PriorityQueue<>(Comparator.comparingLong((Hold hold) -> hold.exited));
 			for (Hold later : keyHolds) {
 				// Among holds that kept their lease throughout; a compromised one may
-				// carry a stale
-				// token, which is what fencing exists to reject
+				// carry a stale token, which is what fencing exists to reject
 				if (later.token >= 0 && later.compromisedAt.get() == Long.MAX_VALUE) {
 					if (later.token < highestToken) {
 						verdict.regressions.add(highest + " then " + later);

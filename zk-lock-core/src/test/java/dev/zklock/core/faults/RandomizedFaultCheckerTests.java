@@ -605,8 +605,8 @@ class RandomizedFaultCheckerTests {
 		List<Participant> proxied = this.participants.stream().filter((p) -> !p.proxies.isEmpty()).toList();
 		Participant target = proxied.get(random.nextInt(proxied.size()));
 		// A plain Curator mutex ignores its session (it holds on after losing it), so
-		// sessions
-		// are expired under the engine only; Curator clients meet server restarts
+		// sessions are expired under the engine only; Curator clients meet server
+		// restarts
 		List<Participant> engines = this.participants.stream().filter((p) -> p.registry != null).toList();
 		Participant any = engines.get(random.nextInt(engines.size()));
 		switch (fault) {

@@ -76,9 +76,8 @@ public final class ZkLockProblemDetailsAutoConfiguration {
 		LockAcquisitionProblemResolver lockAcquisitionProblemResolver(ZkLockProperties properties,
 				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
 			// Looked up at the first exception: the adapter's converters are the ones MVC
-			// writes
-			// responses with, customizations included, and it need not exist before this
-			// bean
+			// writes responses with, customizations included, and it need not exist
+			// before this bean
 			Supplier<Iterable<HttpMessageConverter<?>>> converters = SingletonSupplier
 				.of(() -> messageConverters(handlerAdapter.getIfUnique()));
 			return new LockAcquisitionProblemResolver(properties.getWeb().getProblemDetails().isExposeLockDetails(),
