@@ -390,6 +390,8 @@ final class ZkParticipant {
 			this.pathToMake = this.pathToMake.next();
 			return List.of();
 		}
+		// Listed: the lock path is there, and the next create needs no container
+		this.pathToMake = PathToMake.NONE;
 		String ours = null;
 		for (String child : inQueueOrder(children)) {
 			if (hasProtectionId(child, this.protectionId)) {
