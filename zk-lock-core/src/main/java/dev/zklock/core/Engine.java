@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,9 +61,10 @@ final class Engine {
 		this.revocations = new Revocations(this.ops);
 		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected,
 				this::connectionDown);
-		this.revocations.watchWith(this.watches);
-		this.linger = options.linger().isZero() ? null : new Linger(options.linger(), this.reaper,
-				() -> this.ops.isConnected() ? this.ops.sessionId() : 0, this::retireIfIdle);
+		this.revocations.watchWith(this.watches, this::revocationRequested);
+		this.linger = options.linger().isZero() ? null
+				: new Linger(options.linger(), this.reaper, () -> this.ops.isConnected() ? this.ops.sessionId() : 0,
+						this.revocations::watchLingering, this::retireIfIdle);
 		Linger lingerOfEntries = this.linger;
 		// With no local hand-off, what the list would tell changes nothing
 		BiConsumer<LockEntry, Lease> lister = (options.maxLocalHandoffs() > 0) ? this::listHeldNode
@@ -197,6 +199,17 @@ final class Engine {
 	 */
 	void endLingers() {
 		this.mutexes.values().forEach(LockEntry::endLinger);
+	}
+
+	/**
+	 * Someone asked for a node back: if it lingers, nobody holds it to decide, so it
+	 * goes.
+	 */
+	private void revocationRequested(Lease lease) {
+		LockEntry entry = this.mutexes.get(ZKPaths.getPathAndNode(lease.nodePath()).getPath());
+		if (entry != null) {
+			entry.endLingerOf(lease);
+		}
 	}
 
 	/**

@@ -84,7 +84,16 @@ final class Lease {
 		if (requested) {
 			listener.run();
 		}
-		return this.revocationWatched.compareAndSet(false, true);
+		return watchRevocation();
+	}
+
+	/**
+	 * Whether the node's data must now be watched for a revocation request: {@code true}
+	 * once per lease, for the first listener or the first linger.
+	 */
+	boolean watchRevocation() {
+		// Read first: a lingering node passes here at every release
+		return !this.revocationWatched.get() && this.revocationWatched.compareAndSet(false, true);
 	}
 
 	/**

@@ -11,7 +11,8 @@ import java.util.function.LongSupplier;
  * What an exclusive lock's entry needs to keep its node after the last local holder
  * released it ({@link ZkLockOptions#linger()}): how long, the client's current session (a
  * kept node is reused only on the session that created it), the reaper that deletes the
- * node when the linger ends, and a timer.
+ * node when the linger ends, the watch for a revocation request that ends it sooner, and
+ * a timer.
  *
  * <p>
  * A kept node is safe to reuse only while no other participant queues behind it. The
@@ -40,6 +41,9 @@ final class Linger {
 
 	private final LongSupplier connectedSession;
 
+	/** Arms, once per lease, the watch for a revocation request on a kept node. */
+	private final Consumer<Lease> watchRevocation;
+
 	/** Removes an entry whose node went from its table, if nobody else uses it. */
 	private final Consumer<LockEntry> retire;
 
@@ -48,11 +52,13 @@ final class Linger {
 	/**
 	 * @param connectedSession the client's session while it is connected, else 0
 	 */
-	Linger(Duration linger, NodeReaper reaper, LongSupplier connectedSession, Consumer<LockEntry> retire) {
+	Linger(Duration linger, NodeReaper reaper, LongSupplier connectedSession, Consumer<Lease> watchRevocation,
+			Consumer<LockEntry> retire) {
 		this.nanos = linger.toNanos();
 		this.renewAfterNanos = Math.max(this.nanos, RENEW_AFTER.toNanos());
 		this.reaper = reaper;
 		this.connectedSession = connectedSession;
+		this.watchRevocation = watchRevocation;
 		this.retire = retire;
 		this.timer = NodeReaper.idleDaemonTimer("zk-lock-linger");
 		// None runs once the registry has closed
@@ -74,6 +80,14 @@ final class Linger {
 	 */
 	long sessionIfConnected() {
 		return this.connectedSession.getAsLong();
+	}
+
+	/**
+	 * A node started to linger: a revocation request must end the linger, so its data is
+	 * watched from its first linger on (one read, not waited for).
+	 */
+	void watchRevocation(Lease kept) {
+		this.watchRevocation.accept(kept);
 	}
 
 	/**

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * With a {@link Linger}, the last local holder's release may keep the lease instead of
  * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
- * acquisition takes the kept lease as if handed off; a child event on the lock path, the
- * linger's end or the registry's close deletes the node.
+ * acquisition takes the kept lease as if handed off; a child event on the lock path, a
+ * revocation request, the linger's end or the registry's close deletes the node.
  *
  * <p>
  * The waiter granted is woken only once the mutex is released: woken under it, the new
@@ -494,6 +494,7 @@ final class LockEntry extends TableEntry {
 		Linger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
 		Waiter granted = null;
+		Lease kept = null;
 		this.mutex.lock();
 		try {
 			if (this.holder != who) {
@@ -521,7 +522,8 @@ final class LockEntry extends TableEntry {
 				else if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
 						&& startLinger(linger)) {
 					// Kept: the next local acquisition reuses it, another participant
-					// ends it
+					// or a revocation request ends it
+					kept = current;
 				}
 				else {
 					this.lease = null;
@@ -551,6 +553,10 @@ final class LockEntry extends TableEntry {
 		finally {
 			this.mutex.unlock();
 			wake(granted);
+			if (kept != null && linger != null) {
+				// Outside the mutex: it may send a read
+				linger.watchRevocation(kept);
+			}
 		}
 	}
 
@@ -558,14 +564,14 @@ final class LockEntry extends TableEntry {
 	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
 	 * connection loss seen since the last child list read for it with the watch (the one
 	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
-	 * session the client is connected with, and not kept past the renewal bound. Guarded
-	 * by mutex.
+	 * session the client is connected with, not asked for back, and not kept past the
+	 * renewal bound. Guarded by mutex.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
 	private boolean isReusable(Lease kept, long connectedSession) {
 		Linger linger = this.linger;
 		return linger != null && !this.remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
-				&& kept.sessionId() == connectedSession
+				&& kept.sessionId() == connectedSession && !kept.isRevocationRequested()
 				&& System.nanoTime() - this.leaseSince < linger.renewAfterNanos();
 	}
 
@@ -672,6 +678,14 @@ final class LockEntry extends TableEntry {
 	 * Delete the kept node now, if the entry lingers.
 	 */
 	void endLinger() {
+		endLingerOf(null);
+	}
+
+	/**
+	 * Delete the kept node now, if the entry lingers on it.
+	 * @param only the node to end the linger of; {@code null} for whichever
+	 */
+	void endLingerOf(@Nullable Lease only) {
 		Linger linger = this.linger;
 		if (linger == null) {
 			return;
@@ -679,7 +693,7 @@ final class LockEntry extends TableEntry {
 		boolean ended;
 		this.mutex.lock();
 		try {
-			ended = endLingerIfLingering();
+			ended = (only == null || this.lease == only) && endLingerIfLingering();
 		}
 		finally {
 			this.mutex.unlock();

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.apache.zookeeper.WatchedEvent;
@@ -16,8 +17,8 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
  * data watch on a predecessor a participant waits behind (and on the participant's own
  * node, when the predecessor's delete would make it hold), and the child watch on a lock
  * path that tells a holder another participant queued behind it, or a semaphore's waiting
- * lease that a lease ahead of it went, and the data watch on a held node for a revocation
- * request.
+ * lease that a lease ahead of it went, and the data watch on a held or lingering node for
+ * a revocation request.
  *
  * <p>
  * One object rather than one per wait, because the ZooKeeper client keeps every distinct
@@ -44,8 +45,11 @@ final class LockWatches implements Watcher {
 	/** Told the server path of a lock path whose children changed. */
 	private final Consumer<String> childrenChanged;
 
-	/** Told the server path of a node whose data changed or that was deleted. */
-	private final Consumer<String> nodeChanged;
+	/**
+	 * Told the server path of a node whose data changed or that was deleted, and whether
+	 * it was deleted.
+	 */
+	private final BiConsumer<String, Boolean> nodeChanged;
 
 	/** Told when the connection changed. */
 	private final Runnable connectionChanged;
@@ -53,7 +57,7 @@ final class LockWatches implements Watcher {
 	/** Told when the connection went down, before {@link #connectionChanged}. */
 	private final Runnable connectionDown;
 
-	LockWatches(Consumer<String> childrenChanged, Consumer<String> nodeChanged, Runnable connectionChanged,
+	LockWatches(Consumer<String> childrenChanged, BiConsumer<String, Boolean> nodeChanged, Runnable connectionChanged,
 			Runnable connectionDown) {
 		this.childrenChanged = childrenChanged;
 		this.nodeChanged = nodeChanged;
@@ -87,7 +91,7 @@ final class LockWatches implements Watcher {
 				if (waiters != null) {
 					complete(waiters, event.getType() == EventType.NodeDeleted);
 				}
-				this.nodeChanged.accept(event.getPath());
+				this.nodeChanged.accept(event.getPath(), event.getType() == EventType.NodeDeleted);
 				if (event.getType() == EventType.NodeDeleted) {
 					// A child watch re-armed on reconnect for a lock path gone meanwhile
 					// fires as the path's deletion, not as a child change

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * Revocation as Curator does it ({@code Revoker.attemptRevoke}, {@code makeRevocable}):
  * whoever wants a lock back writes {@code __REVOKE__} into the holder's node; a holder
  * that opted in watches its node's data and is told. It is a request: the holder decides
- * when to release.
+ * when to release. A lingering node is watched too, and a request ends its linger: nobody
+ * holds it to decide.
  */
 final class Revocations {
 
@@ -31,15 +33,20 @@ final class Revocations {
 	private Watcher watcher = (event) -> {
 	};
 
+	private Consumer<Lease> requested = (lease) -> {
+	};
+
 	Revocations(ZkOps ops) {
 		this.ops = ops;
 	}
 
 	/**
-	 * Set the registry's one watcher, made after this object.
+	 * Set the registry's one watcher, made after this object, and what to do besides
+	 * telling the listeners when a request is read: end a linger on the node.
 	 */
-	void watchWith(Watcher watcher) {
+	void watchWith(Watcher watcher, Consumer<Lease> requested) {
 		this.watcher = watcher;
+		this.requested = requested;
 	}
 
 	/**
@@ -49,15 +56,35 @@ final class Revocations {
 	 */
 	void listen(Lease lease, Object holder, Runnable listener) {
 		if (lease.addRevocationListener(holder, safely(listener))) {
-			this.watched.put(this.ops.serverPath(lease.nodePath()), lease);
-			read(lease);
+			watch(lease);
 		}
 	}
 
 	/**
-	 * The data of a node changed, or it went: look at it again, if it is watched.
+	 * Watch a lingering node for a request, with no listener: nobody holds it, so a
+	 * request ends the linger. The read also finds a request made before it, while a
+	 * holder that did not listen held the node.
 	 */
-	void changed(String serverPath) {
+	void watchLingering(Lease lease) {
+		if (lease.watchRevocation()) {
+			watch(lease);
+		}
+	}
+
+	private void watch(Lease lease) {
+		this.watched.put(this.ops.serverPath(lease.nodePath()), lease);
+		read(lease);
+	}
+
+	/**
+	 * The data of a node changed: look at it again, if it is watched. A node that went is
+	 * forgotten without a read: its sequential name never comes back.
+	 */
+	void changed(String serverPath, boolean deleted) {
+		if (deleted) {
+			this.watched.remove(serverPath);
+			return;
+		}
 		Lease lease = this.watched.get(serverPath);
 		if (lease != null) {
 			read(lease);
@@ -108,6 +135,7 @@ final class Revocations {
 			}
 			else if (Arrays.equals(read.data(), REVOKE)) {
 				lease.revocationRequested().forEach(Runnable::run);
+				this.requested.accept(lease);
 			}
 		});
 	}

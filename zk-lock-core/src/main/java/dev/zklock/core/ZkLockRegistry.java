@@ -412,7 +412,9 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * every node that holds it: the mutex holder's, the writer's, or every reader's. A
 	 * holder that asked to be told ({@link ZkLock#onRevocationRequested}, Curator's
 	 * {@code makeRevocable}) is told; the others are not, and nothing is taken from
-	 * anyone: it is a request. Semaphore leases are not revoked this way.
+	 * anyone: it is a request. A node that an engine keeps with nobody holding it (a
+	 * {@linkplain ZkLockOptions#linger() linger}) goes at once, and a node asked for is
+	 * not kept or reused after its hold. Semaphore leases are not revoked this way.
 	 * @param key the key
 	 * @return the nodes asked, empty if nobody holds the lock
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -288,6 +289,90 @@ class LingerTests {
 		lock.unlock();
 		assertThat(registry.awaitReleased(Duration.ofSeconds(20))).isTrue();
 		assertThat(this.zk.children("/locks/awaited")).isEmpty();
+	}
+
+	/**
+	 * Nobody holds a lingering node to decide on a revocation request, so the request
+	 * (here Curator's own {@code Revoker}) ends the linger at once.
+	 */
+	@Test
+	void aRevocationRequestEndsTheLinger() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("revoked");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		lock.unlock();
+		String node = this.zk.children("/locks/revoked").get(0);
+		Revoker.attemptRevoke(this.zk.newClient(), "/locks/revoked/" + node);
+		eventually().until(() -> this.zk.children("/locks/revoked").isEmpty());
+		eventually().until(() -> registry.localLocks().isEmpty());
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * A request made while a holder that did not listen for one held the node (so nothing
+	 * watched it) is found by the read that the node's first linger sends, and the node
+	 * goes: it is not kept for this JVM's next hold.
+	 */
+	@Test
+	void aRequestMadeDuringTheHoldEndsTheLingerThatFollows() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("asked-while-held");
+		lock.lock();
+		long held = lock.fencingToken();
+		try {
+			assertThat(this.zk.newRegistry().requestRevocation("asked-while-held")).hasSize(1);
+			assertThat(Thread.currentThread().isInterrupted()).isFalse();
+		}
+		finally {
+			lock.unlock();
+		}
+		eventually().until(() -> this.zk.children("/locks/asked-while-held").isEmpty());
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(held);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * A request that reaches a node taken again from its linger, by a holder that does
+	 * not listen: the hold goes on, and its release deletes the node rather than keep it.
+	 */
+	@Test
+	void aNodeAskedForWhileReusedIsNotKeptAgain() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLock lock = registry.obtain("asked-while-reused");
+		lock.lock();
+		long lingered = lock.fencingToken();
+		lock.unlock();
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isEqualTo(lingered);
+			assertThat(this.zk.newRegistry().requestRevocation("asked-while-reused")).hasSize(1);
+			eventually().until(lock::isRevocationRequested);
+			assertThat(Thread.currentThread().isInterrupted()).isFalse();
+			assertThat(this.zk.children("/locks/asked-while-reused")).hasSize(1);
+		}
+		finally {
+			lock.unlock();
+		}
+		eventually().until(() -> this.zk.children("/locks/asked-while-reused").isEmpty());
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 	@Test
