@@ -492,9 +492,8 @@ class ZkLockRegistryTests {
 		java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
 		ExecutorService executor = Executors.newFixedThreadPool(4);
 		try {
-			// Holds long enough that the others are back in the queue by each
-			// release, even on a loaded machine: the node never goes for want of a
-			// waiter
+			// Holds long enough that the others are back in the queue by each release,
+			// even on a loaded machine: the node never goes for want of a waiter
 			List<Future<?>> locals = hammer(executor, registry, "settling", 4, stop, (lock) -> {
 				if (lock.fencingToken() == token) {
 					onFirstNode.incrementAndGet();
