@@ -495,6 +495,7 @@ final class LockEntry extends TableEntry {
 		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
 		Waiter granted = null;
 		Lease kept = null;
+		Release release;
 		this.mutex.lock();
 		try {
 			if (this.holder != who) {
@@ -548,16 +549,17 @@ final class LockEntry extends TableEntry {
 			else {
 				this.holder = null;
 			}
-			return new Release(current, delete, handedOff);
+			release = new Release(current, delete, handedOff);
 		}
 		finally {
 			this.mutex.unlock();
 			wake(granted);
-			if (kept != null && linger != null) {
-				// Outside the mutex: it may send a read
-				linger.watchRevocation(kept);
-			}
 		}
+		if (kept != null && linger != null) {
+			// Outside the mutex: it may send a read
+			linger.watchRevocation(kept);
+		}
+		return release;
 	}
 
 	/**

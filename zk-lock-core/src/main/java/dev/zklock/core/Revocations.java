@@ -78,7 +78,8 @@ final class Revocations {
 
 	/**
 	 * The data of a node changed: look at it again, if it is watched. A node that went is
-	 * forgotten without a read: its sequential name never comes back.
+	 * forgotten without a read: no later node has its name, which carries the protection
+	 * id of the one attempt that created it.
 	 */
 	void changed(String serverPath, boolean deleted) {
 		if (deleted) {

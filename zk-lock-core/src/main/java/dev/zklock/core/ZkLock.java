@@ -71,9 +71,10 @@ public interface ZkLock extends Lock {
 	 * Ask to be told when someone requests that this hold be given up: through
 	 * {@link ZkLockRegistry#requestRevocation(String)}, or Curator's
 	 * {@code Revoker.attemptRevoke} on this JVM's node, both of which write Curator's
-	 * {@code __REVOKE__} into it. The first call of a hold arms a watch on the node (one
-	 * read). The listener runs once, on a ZooKeeper event thread, and must not block; it
-	 * is forgotten when the current thread's hold ends. A request asks; it takes nothing
+	 * {@code __REVOKE__} into it. The first call for a node arms a watch on it (one
+	 * read), unless its {@linkplain ZkLockOptions#linger() linger} armed it already. The
+	 * listener runs once, on a ZooKeeper event thread, and must not block; it is
+	 * forgotten when the current thread's hold ends. A request asks; it takes nothing
 	 * away: the lock stays held until released.
 	 * @param listener what to run when revocation is requested, at once if it was already
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
@@ -82,7 +83,8 @@ public interface ZkLock extends Lock {
 
 	/**
 	 * Return whether revocation of the current hold was requested and this JVM knows it:
-	 * only once {@link #onRevocationRequested} armed the watch.
+	 * only once a watch on the node is armed, by {@link #onRevocationRequested} or by the
+	 * node's first {@linkplain ZkLockOptions#linger() linger}.
 	 * @return whether revocation was requested
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
