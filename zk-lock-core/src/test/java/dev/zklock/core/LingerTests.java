@@ -86,13 +86,7 @@ class LingerTests {
 		finally {
 			visit.unlock();
 		}
-		assertThat(ownLock.tryLock(20, TimeUnit.SECONDS)).isTrue();
-		try {
-			assertThat(ownLock.fencingToken()).isNotEqualTo(lingered);
-		}
-		finally {
-			ownLock.unlock();
-		}
+		assertTakesANewNode(ownLock, lingered);
 	}
 
 	@Test
@@ -234,13 +228,7 @@ class LingerTests {
 		eventually().until(() -> registry.localLocks().isEmpty());
 		eventually().until(() -> client.getZookeeperClient().isConnected());
 		assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
-		lock.lock();
-		try {
-			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
-		}
-		finally {
-			lock.unlock();
-		}
+		assertTakesANewNode(lock, lingered);
 		ZkLock visit = this.zk.newRegistry().obtain("outage");
 		assertThat(visit.tryLock(20, TimeUnit.SECONDS)).isTrue();
 		visit.unlock();
@@ -306,13 +294,7 @@ class LingerTests {
 		Revoker.attemptRevoke(this.zk.newClient(), "/locks/revoked/" + node);
 		eventually().until(() -> this.zk.children("/locks/revoked").isEmpty());
 		eventually().until(() -> registry.localLocks().isEmpty());
-		lock.lock();
-		try {
-			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
-		}
-		finally {
-			lock.unlock();
-		}
+		assertTakesANewNode(lock, lingered);
 	}
 
 	/**
@@ -334,13 +316,7 @@ class LingerTests {
 			lock.unlock();
 		}
 		eventually().until(() -> this.zk.children("/locks/asked-while-held").isEmpty());
-		lock.lock();
-		try {
-			assertThat(lock.fencingToken()).isNotEqualTo(held);
-		}
-		finally {
-			lock.unlock();
-		}
+		assertTakesANewNode(lock, held);
 	}
 
 	/**
@@ -366,13 +342,7 @@ class LingerTests {
 			lock.unlock();
 		}
 		eventually().until(() -> this.zk.children("/locks/asked-while-reused").isEmpty());
-		lock.lock();
-		try {
-			assertThat(lock.fencingToken()).isNotEqualTo(lingered);
-		}
-		finally {
-			lock.unlock();
-		}
+		assertTakesANewNode(lock, lingered);
 	}
 
 	@Test
@@ -457,6 +427,20 @@ class LingerTests {
 		// new node (two if it came while the owner was taking one), no more
 		assertThat(ownerCycles.get()).isGreaterThan(100);
 		assertThat(ownerTokens.size()).isLessThanOrEqualTo(2 * 20 + 1);
+	}
+
+	/**
+	 * Lock once more and check that the hold is on a new node, not on the one of
+	 * {@code oldToken}.
+	 */
+	private static void assertTakesANewNode(ZkLock lock, long oldToken) throws InterruptedException {
+		assertThat(lock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+		try {
+			assertThat(lock.fencingToken()).isNotEqualTo(oldToken);
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 	private static void enter(AtomicInteger inside, ConcurrentLinkedQueue<String> failures, String who) {
