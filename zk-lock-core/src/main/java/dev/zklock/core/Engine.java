@@ -61,7 +61,7 @@ final class Engine {
 		this.revocations = new Revocations(this.ops);
 		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected,
 				this::connectionDown);
-		this.revocations.watchWith(this.watches, this::revocationRequested);
+		this.revocations.watchWith(this.watches, this::revocationRequested, this::watchedNodeDeleted);
 		this.linger = options.linger().isZero() ? null
 				: new Linger(options.linger(), this.reaper, () -> this.ops.isConnected() ? this.ops.sessionId() : 0,
 						this.revocations::watchLingering, this::retireIfIdle);
@@ -209,6 +209,26 @@ final class Engine {
 		LockEntry entry = this.mutexes.get(ZKPaths.getPathAndNode(lease.nodePath()).getPath());
 		if (entry != null) {
 			entry.endLingerOf(lease);
+		}
+	}
+
+	/**
+	 * A node watched for revocation requests is gone. Every release and every end of a
+	 * linger takes the lease out of its entry before it sends the delete, and a lease is
+	 * never put back: a lease still in its entry when its delete is seen was deleted by
+	 * another client, and this JVM holds the lock no more.
+	 */
+	private void watchedNodeDeleted(Lease lease) {
+		String lockPath = ZKPaths.getPathAndNode(lease.nodePath()).getPath();
+		// Only these two recipes' holds listen for revocation, and only a mutex lingers
+		LockEntry exclusive = this.mutexes.get(lockPath);
+		if (exclusive != null && exclusive.hasLease(lease)) {
+			this.sessions.nodeDeleted(exclusive, lease);
+			exclusive.endLingerOf(lease);
+		}
+		ReadWriteEntry readWrite = this.readWrites.get(lockPath);
+		if (readWrite != null && readWrite.hasLease(lease)) {
+			this.sessions.nodeDeleted(readWrite, lease);
 		}
 	}
 

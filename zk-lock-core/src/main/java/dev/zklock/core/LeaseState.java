@@ -25,9 +25,10 @@ public enum LeaseState {
 	UNCERTAIN,
 
 	/**
-	 * The session that owned the lease expired: the node is gone, and another participant
-	 * may hold the lock now. Work guarded by the lock should stop; writes should be
-	 * fenced.
+	 * The session that owned the lease expired, or another client deleted its node (heard
+	 * only while the node is watched, as a hold that listens for revocation requests
+	 * does): the node is gone, and another participant may hold the lock now. Work
+	 * guarded by the lock should stop; writes should be fenced.
 	 */
 	LOST
 

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * whoever wants a lock back writes {@code __REVOKE__} into the holder's node; a holder
  * that opted in watches its node's data and is told. It is a request: the holder decides
  * when to release. A lingering node is watched too, and a request ends its linger: nobody
- * holds it to decide.
+ * holds it to decide. A watched node that goes is reported: if this JVM still holds it,
+ * another client deleted it.
  */
 final class Revocations {
 
@@ -36,17 +37,22 @@ final class Revocations {
 	private Consumer<Lease> requested = (lease) -> {
 	};
 
+	private Consumer<Lease> deleted = (lease) -> {
+	};
+
 	Revocations(ZkOps ops) {
 		this.ops = ops;
 	}
 
 	/**
-	 * Set the registry's one watcher, made after this object, and what to do besides
-	 * telling the listeners when a request is read: end a linger on the node.
+	 * Set the registry's one watcher, made after this object, what to do besides telling
+	 * the listeners when a request is read (end a linger on the node), and what to do
+	 * when a watched node is found gone (see whether this JVM still holds it).
 	 */
-	void watchWith(Watcher watcher, Consumer<Lease> requested) {
+	void watchWith(Watcher watcher, Consumer<Lease> requested, Consumer<Lease> deleted) {
 		this.watcher = watcher;
 		this.requested = requested;
+		this.deleted = deleted;
 	}
 
 	/**
@@ -78,12 +84,15 @@ final class Revocations {
 
 	/**
 	 * The data of a node changed: look at it again, if it is watched. A node that went is
-	 * forgotten without a read: no later node has its name, which carries the protection
-	 * id of the one attempt that created it.
+	 * forgotten without a read (no later node has its name, which carries the protection
+	 * id of the one attempt that created it) and reported.
 	 */
 	void changed(String serverPath, boolean deleted) {
 		if (deleted) {
-			this.watched.remove(serverPath);
+			Lease gone = this.watched.remove(serverPath);
+			if (gone != null) {
+				this.deleted.accept(gone);
+			}
 			return;
 		}
 		Lease lease = this.watched.get(serverPath);
@@ -132,7 +141,9 @@ final class Revocations {
 				return;
 			}
 			if (read == null) {
-				this.watched.remove(serverPath, lease);
+				if (this.watched.remove(serverPath, lease)) {
+					this.deleted.accept(lease);
+				}
 			}
 			else if (Arrays.equals(read.data(), REVOKE)) {
 				lease.revocationRequested().forEach(Runnable::run);

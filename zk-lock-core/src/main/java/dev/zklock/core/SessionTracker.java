@@ -216,6 +216,29 @@ final class SessionTracker implements ConnectionStateListener {
 		return true;
 	}
 
+	/**
+	 * A lease's node was deleted by another client while this JVM held it: the lease is
+	 * {@link LeaseState#LOST}, as if its session had gone. A lingering node, which nobody
+	 * holds, changes no lock for anyone to hear of.
+	 */
+	void nodeDeleted(TableEntry entry, Lease lease) {
+		if (lease.sessionId() != this.ops.sessionId()) {
+			// Gone with a session the client has left: the session's own events tell it
+			return;
+		}
+		boolean lingering = entry.isLingering();
+		if (!lease.transition(LeaseState.LOST)) {
+			return;
+		}
+		entry.leasesChanged();
+		if (lingering) {
+			return;
+		}
+		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted by another client while this JVM held it",
+				entry.key(), entry.path(), lease.nodePath());
+		tell(new Change(entry, LeaseState.LOST));
+	}
+
 	/** Guarded by lock. */
 	private @Nullable LeaseState onEvent(Lease lease, ConnectionState state) {
 		return switch (state) {

@@ -97,6 +97,15 @@ abstract class TableEntry {
 	abstract void forEachLease(Consumer<Lease> action);
 
 	/**
+	 * Whether {@code lease} is one of this entry's leases now.
+	 */
+	boolean hasLease(Lease lease) {
+		boolean[] found = { false };
+		forEachLease((each) -> found[0] |= (each == lease));
+		return found[0];
+	}
+
+	/**
 	 * Told when a node of this entry, holding, is seen to have a participant of another
 	 * JVM waiting behind it (by the child list read when it was granted, or by the child
 	 * watch on the lock path), so that local hand-offs and joins make way for it. See

@@ -75,7 +75,8 @@ public interface ZkLock extends Lock {
 	 * read), unless its {@linkplain ZkLockOptions#linger() linger} armed it already. The
 	 * listener runs once, on a ZooKeeper event thread, and must not block; it is
 	 * forgotten when the current thread's hold ends. A request asks; it takes nothing
-	 * away: the lock stays held until released.
+	 * away: the lock stays held until released. While the node is watched, its delete by
+	 * another client is heard too: the lease becomes {@link LeaseState#LOST}.
 	 * @param listener what to run when revocation is requested, at once if it was already
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */

@@ -1,0 +1,164 @@
+package dev.zklock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A held node that another client deletes, on real ZooKeeper servers: a hold that watches
+ * its node (it listens for revocation requests) hears of it and is
+ * {@link LeaseState#LOST}; the engine's own deletes are never taken for one.
+ */
+@Timeout(60)
+class DeletedNodeTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@Test
+	void aListeningHoldWhoseNodeAnotherClientDeletesIsLost() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		Queue<LeaseState> told = told(registry, "deleted");
+		ZkLock lock = registry.obtain("deleted");
+		lock.lock();
+		lock.onRevocationRequested(() -> {
+		});
+		String node = "/locks/deleted/" + this.zk.children("/locks/deleted").get(0);
+		this.zk.newClient().delete().forPath(node);
+		eventually().untilAsserted(() -> assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST));
+		assertThat(told).containsExactly(LeaseState.LOST);
+		assertThat(lock.isHeldByCurrentThread()).as("still held locally, until unlocked").isTrue();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+	}
+
+	@Test
+	void aListeningReadHoldWhoseNodeAnotherClientDeletesIsLost() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		Queue<LeaseState> told = told(registry, "doc");
+		ZkLock read = registry.obtainReadWrite("doc").readLock();
+		read.lock();
+		read.onRevocationRequested(() -> {
+		});
+		String node = "/locks/doc/" + this.zk.children("/locks/doc").get(0);
+		this.zk.newClient().delete().forPath(node);
+		eventually().untilAsserted(() -> assertThat(read.leaseState()).isEqualTo(LeaseState.LOST));
+		assertThat(told).containsExactly(LeaseState.LOST);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
+	}
+
+	@Test
+	void aThreadQueuedBehindADeletedNodeTakesANewOne() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLostLockPolicy(LostLockPolicy.WARN));
+		ZkLock lock = registry.obtain("queued");
+		lock.lock();
+		long oldToken = lock.fencingToken();
+		lock.onRevocationRequested(() -> {
+		});
+		CountDownLatch holds = new CountDownLatch(1);
+		CountDownLatch done = new CountDownLatch(1);
+		CompletableFuture<long[]> next = CompletableFuture.supplyAsync(() -> {
+			lock.lock();
+			try {
+				holds.countDown();
+				long token = lock.fencingToken();
+				LeaseState state = lock.leaseState();
+				done.await(20, TimeUnit.SECONDS);
+				return new long[] { token, state.ordinal() };
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			finally {
+				lock.unlock();
+			}
+		});
+		eventually().until(() -> registry.localLocks()
+			.stream()
+			.anyMatch((info) -> info.key().equals("queued") && info.waiters() > 0));
+		String node = "/locks/queued/" + this.zk.children("/locks/queued").get(0);
+		this.zk.newClient().delete().forPath(node);
+		eventually().untilAsserted(() -> assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST));
+		lock.unlock();
+		assertThat(holds.await(20, TimeUnit.SECONDS)).isTrue();
+		List<String> children = this.zk.children("/locks/queued");
+		done.countDown();
+		long[] seen = next.get(20, TimeUnit.SECONDS);
+		assertThat(seen[0]).as("the lost node is not handed on: the next holder's token").isGreaterThan(oldToken);
+		assertThat(seen[1]).isEqualTo(LeaseState.HELD.ordinal());
+		assertThat(children).as("the next holder's own node, in ZooKeeper").hasSize(1);
+	}
+
+	@Test
+	void theEnginesOwnDeletesAreNotTakenForAnotherClients() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		Queue<LeaseState> told = told(registry, "own");
+		ZkLock lock = registry.obtain("own");
+		for (int i = 0; i < 20; i++) {
+			lock.lock();
+			lock.onRevocationRequested(() -> {
+			});
+			lock.unlock();
+		}
+		// The last release's delete and its event have come back
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/own")).isEmpty());
+		// Events for this registry's session are delivered in order: one more hold and
+		// release after the deletes makes sure every earlier event was handled
+		lock.lock();
+		assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+		lock.unlock();
+		assertThat(told).isEmpty();
+	}
+
+	@Test
+	void aLingeringNodeAnotherClientDeletesIsNotReused() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(Duration.ofMinutes(2)));
+		Queue<LeaseState> told = told(registry, "kept");
+		ZkLock lock = registry.obtain("kept");
+		lock.lock();
+		long oldToken = lock.fencingToken();
+		lock.unlock();
+		eventually().until(
+				() -> registry.localLocks().stream().anyMatch((info) -> info.key().equals("kept") && info.lingering()));
+		String node = "/locks/kept/" + this.zk.children("/locks/kept").get(0);
+		this.zk.newClient().delete().forPath(node);
+		eventually().until(() -> registry.localLocks()
+			.stream()
+			.noneMatch((info) -> info.key().equals("kept") && info.lingering()));
+		lock.lock();
+		try {
+			assertThat(lock.fencingToken()).isGreaterThan(oldToken);
+			assertThat(this.zk.children("/locks/kept")).hasSize(1);
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThat(told).as("a lingering node is nobody's hold").isEmpty();
+	}
+
+	private static Queue<LeaseState> told(ZkLockRegistry registry, String key) {
+		Queue<LeaseState> told = new ConcurrentLinkedQueue<>();
+		registry.addListener(new ZkLockListener() {
+			@Override
+			public void leaseStateChanged(String changed, String path, LeaseState state) {
+				if (changed.equals(key)) {
+					told.add(state);
+				}
+			}
+		});
+		return told;
+	}
+
+}
