@@ -222,12 +222,11 @@ final class Engine {
 		String lockPath = ZKPaths.getPathAndNode(lease.nodePath()).getPath();
 		// Only these two recipes' holds listen for revocation, and only a mutex lingers
 		LockEntry exclusive = this.mutexes.get(lockPath);
-		if (exclusive != null && exclusive.hasLease(lease)) {
+		if (exclusive != null) {
 			this.sessions.nodeDeleted(exclusive, lease);
-			exclusive.endLingerOf(lease);
 		}
 		ReadWriteEntry readWrite = this.readWrites.get(lockPath);
-		if (readWrite != null && readWrite.hasLease(lease)) {
+		if (readWrite != null) {
 			this.sessions.nodeDeleted(readWrite, lease);
 		}
 	}

@@ -677,6 +677,30 @@ final class LockEntry extends TableEntry {
 	}
 
 	/**
+	 * Under the mutex, so that a linger's re-take cannot come between the test and the
+	 * change: a lease that lingers is lost unheard, and its linger ends.
+	 */
+	@Override
+	boolean loseDeletedLease(Lease deleted) {
+		boolean ended;
+		this.mutex.lock();
+		try {
+			if (this.lease != deleted || !deleted.transition(LeaseState.LOST)) {
+				return false;
+			}
+			ended = endLingerIfLingering();
+		}
+		finally {
+			this.mutex.unlock();
+		}
+		Linger linger = this.linger;
+		if (ended && linger != null) {
+			linger.retire(this);
+		}
+		return !ended;
+	}
+
+	/**
 	 * Delete the kept node now, if the entry lingers.
 	 */
 	void endLinger() {

@@ -217,8 +217,9 @@ final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * A lease's node was deleted by another client while this JVM held it: the lease is
-	 * {@link LeaseState#LOST}, as if its session had gone. A lingering node, which nobody
+	 * A lease's node was deleted, not by this JVM, while the client's session is the
+	 * lease's: if the lease is the entry's, it is {@link LeaseState#LOST}, as if its
+	 * session had gone, and a hold lost is reported. A lingering node, which nobody
 	 * holds, changes no lock for anyone to hear of.
 	 */
 	void nodeDeleted(TableEntry entry, Lease lease) {
@@ -226,15 +227,11 @@ final class SessionTracker implements ConnectionStateListener {
 			// Gone with a session the client has left: the session's own events tell it
 			return;
 		}
-		boolean lingering = entry.isLingering();
-		if (!lease.transition(LeaseState.LOST)) {
+		if (!entry.loseDeletedLease(lease)) {
 			return;
 		}
 		entry.leasesChanged();
-		if (lingering) {
-			return;
-		}
-		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted by another client while this JVM held it",
+		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted, not by this JVM, while this JVM held it",
 				entry.key(), entry.path(), lease.nodePath());
 		tell(new Change(entry, LeaseState.LOST));
 	}

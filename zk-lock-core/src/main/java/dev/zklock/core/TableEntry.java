@@ -97,12 +97,16 @@ abstract class TableEntry {
 	abstract void forEachLease(Consumer<Lease> action);
 
 	/**
-	 * Whether {@code lease} is one of this entry's leases now.
+	 * Make {@code lease} {@link LeaseState#LOST} if it is one of this entry's leases now:
+	 * its node was deleted, not by this JVM, which takes a lease out of its entry before
+	 * it sends the delete.
+	 * @return whether a hold was lost: {@code false} if the lease is not this entry's,
+	 * was lost already, or was kept by a linger, which ends
 	 */
-	boolean hasLease(Lease lease) {
+	boolean loseDeletedLease(Lease lease) {
 		boolean[] found = { false };
 		forEachLease((each) -> found[0] |= (each == lease));
-		return found[0];
+		return found[0] && lease.transition(LeaseState.LOST);
 	}
 
 	/**
