@@ -35,8 +35,7 @@ class DeletedNodeTests {
 		lock.lock();
 		lock.onRevocationRequested(() -> {
 		});
-		String node = "/locks/deleted/" + this.zk.children("/locks/deleted").get(0);
-		this.zk.newClient().delete().forPath(node);
+		deleteTheNodeOf("deleted");
 		// The state changes first, then the listeners are told
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
@@ -53,8 +52,7 @@ class DeletedNodeTests {
 		read.lock();
 		read.onRevocationRequested(() -> {
 		});
-		String node = "/locks/doc/" + this.zk.children("/locks/doc").get(0);
-		this.zk.newClient().delete().forPath(node);
+		deleteTheNodeOf("doc");
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(read.leaseState()).isEqualTo(LeaseState.LOST);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
@@ -89,8 +87,7 @@ class DeletedNodeTests {
 		eventually().until(() -> registry.localLocks()
 			.stream()
 			.anyMatch((info) -> info.key().equals("queued") && info.waiters() > 0));
-		String node = "/locks/queued/" + this.zk.children("/locks/queued").get(0);
-		this.zk.newClient().delete().forPath(node);
+		deleteTheNodeOf("queued");
 		eventually().untilAsserted(() -> assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST));
 		lock.unlock();
 		assertThat(holds.await(20, TimeUnit.SECONDS)).isTrue();
@@ -138,8 +135,7 @@ class DeletedNodeTests {
 		lock.unlock();
 		eventually().until(
 				() -> registry.localLocks().stream().anyMatch((info) -> info.key().equals("kept") && info.lingering()));
-		String node = "/locks/kept/" + this.zk.children("/locks/kept").get(0);
-		this.zk.newClient().delete().forPath(node);
+		deleteTheNodeOf("kept");
 		eventually().until(() -> registry.localLocks()
 			.stream()
 			.noneMatch((info) -> info.key().equals("kept") && info.lingering()));
@@ -152,6 +148,14 @@ class DeletedNodeTests {
 			lock.unlock();
 		}
 		assertThat(told).as("a lingering node is nobody's hold").isEmpty();
+	}
+
+	/**
+	 * Delete the one node of a key with another client, as an operator would.
+	 */
+	private void deleteTheNodeOf(String key) throws Exception {
+		String lockPath = "/locks/" + key;
+		this.zk.newClient().delete().forPath(lockPath + "/" + this.zk.children(lockPath).get(0));
 	}
 
 	private static Queue<LeaseState> told(ZkLockRegistry registry, String key) {
