@@ -41,8 +41,15 @@ import org.jspecify.annotations.Nullable;
  * with; they are also measured on the quiet server before the runs, for reference.
  *
  * <p>
+ * A control run (full mode only) starts the same two JVMs with an owner whose thread
+ * spins through the same loop without any lock: the hand-over probe through its JVM
+ * ({@link LingerWorker#handOver}) then shows what a JVM with one busy thread costs a bare
+ * ZooKeeper client's notification and delete, with no lock in the JVM at all.
+ *
+ * <p>
  * Every hold of both JVMs is recorded; overlapping holds, or a fencing token that does
- * not increase from one JVM's hold to the next JVM's, are correctness failures.
+ * not increase from one JVM's hold to the next JVM's, are correctness failures (not
+ * checked in the control run, whose owner holds nothing).
  */
 final class LingerScenario {
 
@@ -55,6 +62,11 @@ final class LingerScenario {
 	static final String UNLINGERED = "zklock-0";
 
 	static final String LINGERED = "zklock";
+
+	/**
+	 * The control run: the owner's thread loops without any lock.
+	 */
+	static final String SPINNER = "spin";
 
 	/**
 	 * The owner's busy spin while holding: a few microseconds of work.
@@ -104,13 +116,14 @@ final class LingerScenario {
 		}
 
 		List<String> runs() {
-			return this.smoke ? List.of(CURATOR, LINGERED) : List.of(CURATOR, UNLINGERED, LINGERED);
+			return this.smoke ? List.of(CURATOR, LINGERED) : List.of(CURATOR, UNLINGERED, LINGERED, SPINNER);
 		}
 
 		String label(String run) {
 			return switch (run) {
 				case CURATOR -> "owner: Curator InterProcessMutex";
 				case UNLINGERED -> "owner: zk-lock, no linger";
+				case SPINNER -> "control: the owner's thread spins through the same loop with no lock";
 				default -> "owner: zk-lock, linger " + this.linger.toMillis() + " ms";
 			};
 		}
@@ -190,7 +203,7 @@ final class LingerScenario {
 	 * @param sizes the sizes
 	 * @param quiet the notification and delete latencies on the quiet server
 	 * @param runs the runs that finished, by {@link #CURATOR}, {@link #UNLINGERED},
-	 * {@link #LINGERED}
+	 * {@link #LINGERED}, {@link #SPINNER}
 	 */
 	record Result(Sizes sizes, Budget quiet, Map<String, Run> runs) {
 	}
@@ -252,7 +265,10 @@ final class LingerScenario {
 		List<Process> workers = new ArrayList<>();
 		long launched = System.nanoTime();
 		try {
-			String implementation = name.equals(CURATOR) ? CURATOR : "zklock";
+			String implementation = switch (name) {
+				case CURATOR, SPINNER -> name;
+				default -> "zklock";
+			};
 			long linger = name.equals(LINGERED) ? sizes.linger().toMillis() : 0;
 			workers.add(MultiJvmScenario.launch(
 					List.of(LingerWorker.OWNER, zk.connectString(), ownerOut.toString(), implementation,
@@ -273,7 +289,7 @@ final class LingerScenario {
 			long end = start + (long) (sizes.cellSeconds() * 1e9);
 			MultiJvmScenario.awaitExit(workers, outputs, end, label, report);
 			long packets = zk.packetsReceived() - packetsBefore;
-			Run run = read(ownerOut, visitorOut, packets, label, report);
+			Run run = read(ownerOut, visitorOut, packets, !name.equals(SPINNER), label, report);
 			report(label, name, run, report);
 			return run;
 		}
@@ -287,10 +303,11 @@ final class LingerScenario {
 	}
 
 	/**
-	 * Read both workers' files, check the holds and count the violations into the report.
+	 * Read both workers' files and, if {@code checkHolds}, check the holds and count the
+	 * violations into the report.
 	 */
-	private static Run read(Path ownerOut, Path visitorOut, long packets, String label, Report report)
-			throws IOException {
+	private static Run read(Path ownerOut, Path visitorOut, long packets, boolean checkHolds, String label,
+			Report report) throws IOException {
 		// A hold: token, entered, exited, JVM (0 the owner, 1 the visitor)
 		List<long[]> holds = new ArrayList<>();
 		long[] owner = { 0, 0, -1, -1, -1 };
@@ -338,6 +355,9 @@ final class LingerScenario {
 		waits.sort(Long::compare);
 		freeWaits.sort(Long::compare);
 		handOvers.sort(Long::compare);
+		if (!checkHolds) {
+			holds.clear();
+		}
 		holds.sort(Comparator.comparingLong((long[] hold) -> hold[1]));
 		int overlaps = 0;
 		int fencing = 0;
@@ -372,17 +392,18 @@ final class LingerScenario {
 
 	private static void report(String label, String name, Run run, Report report) {
 		report.row(TITLE, label, micros(run.meanCost()), micros(run.p50Cost()) + " / " + micros(run.p99Cost()),
-				Long.toString(run.cycles()),
-				name.equals(CURATOR) ? "– (no token)"
-						: run.reused() + " (" + Report.fixed(100.0 * run.reused() / Math.max(1, run.cycles()), 1)
-								+ " %)",
-				Report.fixed(run.requestsPerCycle(), 4), CellResult.ms(run.p50()) + " / " + CellResult.ms(run.p99()),
+				Long.toString(run.cycles()), switch (name) {
+					case CURATOR -> "– (no token)";
+					case SPINNER -> "– (no lock)";
+					default ->
+						run.reused() + " (" + Report.fixed(100.0 * run.reused() / Math.max(1, run.cycles()), 1) + " %)";
+				}, Report.fixed(run.requestsPerCycle(), 4), CellResult.ms(run.p50()) + " / " + CellResult.ms(run.p99()),
 				CellResult.ms(run.freeP50()) + " / " + CellResult.ms(run.freeP99()),
 				run.waits().size() + " / " + run.freeWaits().size() + " (" + run.timeouts() + ")",
 				CellResult.ms(run.budget().p50()) + " / " + CellResult.ms(run.budget().p99()),
 				CellResult.ms(CellResult.percentile(run.handOvers(), 0.50)) + " / "
 						+ CellResult.ms(CellResult.percentile(run.handOvers(), 0.99)),
-				Integer.toString(run.violations()));
+				name.equals(SPINNER) ? "– (no lock)" : Integer.toString(run.violations()));
 	}
 
 	private static String micros(long nanos) {
@@ -420,6 +441,11 @@ final class LingerScenario {
 		}
 		Budget budget = ours.budget();
 		Budget quiet = result.quiet();
+		Run control = result.runs().get(SPINNER);
+		String controlled = (control == null || control.handOvers().isEmpty()) ? ""
+				: "; through a JVM whose thread spins with no lock at all (control) "
+						+ CellResult.ms(CellResult.percentile(control.handOvers(), 0.50)) + " ms (budget there "
+						+ CellResult.ms(control.budget().p50()) + " ms)";
 		long extraP50 = ours.p50() - ours.freeP50();
 		long extraP99 = ours.p99() - ours.freeP99();
 		report.goal(wait, extraP50 <= budget.p50() && ours.timeouts() == 0,
@@ -430,7 +456,8 @@ final class LingerScenario {
 						+ CellResult.ms(budget.p99()) + " ms; " + ours.waits().size() + " visits, " + ours.timeouts()
 						+ " timed out; on the quiet server notification + delete is " + CellResult.ms(quiet.p50())
 						+ " ms (p99 " + CellResult.ms(quiet.p99()) + "); the same two steps through the owner's JVM "
-						+ CellResult.ms(CellResult.percentile(ours.handOvers(), 0.50)) + " ms (not judged)");
+						+ CellResult.ms(CellResult.percentile(ours.handOvers(), 0.50)) + " ms" + controlled
+						+ " (not judged)");
 	}
 
 }

@@ -33,9 +33,10 @@ import dev.zklock.core.ZkLockRegistry;
  * The two worker roles of scenario 5, run by {@link MultiJvmWorker}.
  *
  * <p>
- * The owner ({@code linger-owner connectString outFile zklock|curator lingerMillis
+ * The owner ({@code linger-owner connectString outFile zklock|curator|spin lingerMillis
  * workMicros warmupCycles}) locks key {@value #KEY} in a loop with one thread until the
- * end: lock, a busy spin of {@code workMicros}, unlock. It writes
+ * end: lock, a busy spin of {@code workMicros}, unlock; {@code spin} (the control) runs
+ * the same loop without a lock. It writes
  * {@code owner,cycles,reused,meanNanos,p50Nanos,p99Nanos}, where a cycle's cost is the
  * time spent in lock and unlock (not the spin) and {@code reused} counts the cycles that
  * had the fencing token of the cycle before (zk-lock only: the node was kept), and its
@@ -123,6 +124,10 @@ final class LingerWorker {
 				warmUp(new InterProcessMutex(client, ROOT + "/warm-up"), warmupCycles);
 				yield Tokened.of(mutex::acquire, () -> 0L, mutex::release);
 			}
+			// The control: the same loop, timed the same way, with no lock to take
+			case LingerScenario.SPINNER -> Tokened.of(() -> {
+			}, () -> 0L, () -> {
+			});
 			default -> throw new IllegalArgumentException("Unknown implementation " + implementation);
 		};
 		deleteWhenCreated(client.getZookeeperClient().getZooKeeper());
