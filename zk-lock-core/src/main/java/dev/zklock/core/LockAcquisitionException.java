@@ -106,9 +106,10 @@ public class LockAcquisitionException extends RuntimeException {
 		INTERRUPTED("the waiting thread was interrupted"),
 
 		/**
-		 * The registry was closed while the caller waited.
+		 * The registry was closed while the caller waited, or the application is stopping
+		 * and the lock would have outlived it (a lock with a minimum hold).
 		 */
-		CLOSED("the lock registry was closed while waiting"),
+		CLOSED("the lock registry was closed while waiting, or the application is stopping"),
 
 		/**
 		 * ZooKeeper refused an operation, for example for lack of permission.

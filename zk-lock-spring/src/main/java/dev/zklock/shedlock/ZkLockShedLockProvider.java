@@ -1,10 +1,9 @@
 package dev.zklock.shedlock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,6 +23,9 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.MinimumHolds;
+
+import org.springframework.context.SmartLifecycle;
 
 /**
  * A ShedLock {@link net.javacrumbs.shedlock.core.LockProvider LockProvider} backed by a
@@ -65,13 +67,17 @@ import dev.zklock.core.ZkLockRegistry;
  * node may take the lock right after, as ShedLock's contract says.
  *
  * <p>
- * Closing the provider releases the leases that only wait for their
- * {@code lockAtLeastFor} at once: the application is stopping, and its ZooKeeper session
- * ends with it anyway.
+ * A {@code lockAtLeastFor} outlives a graceful shutdown, as a minimum hold of
+ * {@link dev.zklock.template.ZkLockTemplate ZkLockTemplate} does (the same
+ * {@link MinimumHolds} keeps both): as a {@link SmartLifecycle} bean, the provider is
+ * stopped when its application context closes, after the task schedulers, and keeps the
+ * locks still waiting for their {@code lockAtLeastFor} until it has passed, within the
+ * shutdown phase's timeout (see {@link #stop(Runnable)}). Closing the provider releases
+ * the ones still waiting at once.
  *
  * @author zk-lock
  */
-public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoCloseable {
+public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLifecycle, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ZkLockShedLockProvider.class);
 
@@ -91,7 +97,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	/**
 	 * Holds unlocked by their task that wait for their {@code lockAtLeastFor} to pass.
 	 */
-	private final Set<Hold> pendingReleases = ConcurrentHashMap.newKeySet();
+	private final MinimumHolds minimumHolds = new MinimumHolds("ZkLockShedLockProvider");
 
 	private @Nullable ScheduledExecutorService scheduler;
 
@@ -108,7 +114,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	/**
 	 * Take the lock named by the configuration, with one attempt.
 	 * @param lockConfiguration the name and durations of the lock
-	 * @return the lock, or empty if another node or thread holds it
+	 * @return the lock, or empty if another node or thread holds it, or if the
+	 * configuration has a {@code lockAtLeastFor} and the provider is {@link #stop
+	 * stopping}: that could not be kept, and another node will run the task
 	 * @throws IllegalArgumentException if the name cannot be a zk-lock key
 	 * @throws LockException if ZooKeeper could not be asked, or refused
 	 * @throws IllegalStateException if the provider is closed
@@ -120,6 +128,13 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 			if (this.closed) {
 				throw new IllegalStateException("ZkLockShedLockProvider is closed");
 			}
+		}
+		if (lockConfiguration.getLockAtLeastFor().compareTo(Duration.ZERO) > 0 && !this.minimumHolds.isRunning()) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Not locking '" + lockConfiguration.getName() + "': the application is stopping, and its "
+						+ "lockAtLeastFor of " + lockConfiguration.getLockAtLeastFor() + " could not be kept");
+			}
+			return Optional.empty();
 		}
 		ZkLease lease;
 		try {
@@ -162,13 +177,72 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	 * @return the number of pending releases
 	 */
 	public int pendingReleaseCount() {
-		return this.pendingReleases.size();
+		return this.minimumHolds.pendingCount();
 	}
 
 	/**
-	 * Release the locks that wait for their {@code lockAtLeastFor} now, and stop the
-	 * timer thread. Locks still held by a running task are released by its unlock, at
-	 * once; later calls to {@link #lock} throw {@link IllegalStateException}.
+	 * Lock with a {@code lockAtLeastFor} again after a {@link #stop stop}, as when a
+	 * stopped application context is started again. A new provider needs no start.
+	 */
+	@Override
+	public void start() {
+		this.minimumHolds.start();
+	}
+
+	/**
+	 * Stop for a graceful shutdown: keep each lock still waiting for its
+	 * {@code lockAtLeastFor} until it has passed, and call back once the last is released
+	 * (at once if none waits). Returns at once; the locks waited for are logged at INFO,
+	 * with how long each has left. From now on a lock with a {@code lockAtLeastFor} is
+	 * not taken ({@link #lock} returns empty, and the task is skipped here): it could not
+	 * be kept, and another node will run the task. Locks without one are taken as before.
+	 * Spring's lifecycle processor waits for the callback at most for the shutdown
+	 * phase's timeout; the locks still waiting then are released by {@link #close()}.
+	 * @param callback what to run once no lock waits for its {@code lockAtLeastFor}
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		this.minimumHolds.stop(callback);
+	}
+
+	/**
+	 * Stop as {@link #stop(Runnable)} does, and wait until every lock waiting for its
+	 * {@code lockAtLeastFor} is released: at most as long as the longest of them has
+	 * left. For use without Spring's lifecycle, before {@link #close()}.
+	 */
+	@Override
+	public void stop() {
+		this.minimumHolds.stop();
+	}
+
+	/**
+	 * Return whether locks with a {@code lockAtLeastFor} are taken: from creation until a
+	 * {@link #stop stop} or {@link #close() close}.
+	 * @return whether the provider is running
+	 */
+	@Override
+	public boolean isRunning() {
+		return this.minimumHolds.isRunning();
+	}
+
+	/**
+	 * Return {@link MinimumHolds#SHUTDOWN_PHASE}, as the template's: stopped after the
+	 * task schedulers, which let the tasks running at shutdown end, and before any bean
+	 * is destroyed.
+	 * @return the lifecycle phase
+	 */
+	@Override
+	public int getPhase() {
+		return MinimumHolds.SHUTDOWN_PHASE;
+	}
+
+	/**
+	 * Release the locks that wait for their {@code lockAtLeastFor} now (logged at WARN),
+	 * and stop the timer threads. In an application context this comes after the graceful
+	 * {@link #stop(Runnable) stop}, which has kept them as long as the shutdown phase
+	 * allowed; without one, call {@link #stop()} first to keep them. Locks still held by
+	 * a running task are released by its unlock, at once; later calls to {@link #lock}
+	 * throw {@link IllegalStateException}.
 	 */
 	@Override
 	public void close() {
@@ -180,9 +254,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 		if (scheduler != null) {
 			scheduler.shutdownNow();
 		}
-		for (Hold hold : this.pendingReleases) {
-			hold.releaseQuietly("the provider was closed");
-		}
+		this.minimumHolds.close();
 	}
 
 	/**
@@ -223,7 +295,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 	/**
 	 * One lease and its deadlines, shared by a lock and the locks it was extended into.
 	 * Ends once: by its unlock (at once or after {@code lockAtLeastFor}), at
-	 * {@code lockAtMostFor}, by a failed extension, or when the provider closes.
+	 * {@code lockAtMostFor}, or by a failed extension.
 	 */
 	private final class Hold {
 
@@ -277,12 +349,9 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 				if (this.expiry != null) {
 					this.expiry.cancel(false);
 				}
-				if (this.lease.state() != LeaseState.LOST && releaseAt - System.nanoTime() > 0) {
-					ZkLockShedLockProvider.this.pendingReleases.add(this);
-					if (schedule(() -> releaseQuietly("its lockAtLeastFor has passed"), releaseAt) != null) {
-						return;
-					}
-					ZkLockShedLockProvider.this.pendingReleases.remove(this);
+				if (this.lease.state() != LeaseState.LOST && ZkLockShedLockProvider.this.minimumHolds
+					.deferRelease(releaseAt, this.name, List.of(this.lease.key()), this::releaseAtLeastFor)) {
+					return;
 				}
 			}
 			this.lease.release();
@@ -312,8 +381,11 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, AutoClose
 			return false;
 		}
 
+		private void releaseAtLeastFor() {
+			releaseQuietly("its lockAtLeastFor has passed, or the provider was closed");
+		}
+
 		void releaseQuietly(String why) {
-			ZkLockShedLockProvider.this.pendingReleases.remove(this);
 			try {
 				this.lease.release();
 				if (logger.isDebugEnabled()) {

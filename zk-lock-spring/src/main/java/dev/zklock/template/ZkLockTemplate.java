@@ -29,6 +29,8 @@ import dev.zklock.template.observation.ZkLockHeldObservationConvention;
 import dev.zklock.template.observation.ZkLockObservationContext;
 import dev.zklock.template.observation.ZkLockObservationDocumentation;
 
+import org.springframework.context.SmartLifecycle;
+
 /**
  * Runs work while holding a lock, and observes it: the wait as the {@code zklock.acquire}
  * observation (tagged {@code lock.name}, {@code kind} and {@code outcome}) and the hold
@@ -54,9 +56,17 @@ import dev.zklock.template.observation.ZkLockObservationDocumentation;
  * method, a purpose), never the key itself, which is unbounded. A reentrant call (the
  * thread already holds the keys) is not observed again.
  *
+ * <p>
+ * A {@link LockDefinition#holdAtLeast() minimum hold} outlives a graceful shutdown: as a
+ * {@link SmartLifecycle} bean, the template is stopped when its application context
+ * closes, after the task schedulers and executors ({@link MinimumHolds#SHUTDOWN_PHASE}),
+ * and keeps the holds still waiting for their minimum until it has passed, within the
+ * shutdown phase's timeout; meanwhile it takes no new lock with a minimum hold. See
+ * {@link #stop(Runnable)} and {@link #close()}.
+ *
  * @author zk-lock
  */
-public class ZkLockTemplate implements AutoCloseable {
+public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 
 	/**
 	 * Name of the observation of the wait for a lock, as the default convention gives it
@@ -82,7 +92,7 @@ public class ZkLockTemplate implements AutoCloseable {
 
 	private final ObservationRegistry observationRegistry;
 
-	private final MinimumHolds minimumHolds = new MinimumHolds();
+	private final MinimumHolds minimumHolds = new MinimumHolds("ZkLockTemplate");
 
 	private @Nullable ZkLockAcquireObservationConvention acquireObservationConvention;
 
@@ -403,9 +413,69 @@ public class ZkLockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Release at once every hold still waiting for its minimum hold to pass, and release
-	 * later ones as soon as their work ends. The application is stopping: its session,
-	 * and with it every lock, is about to go.
+	 * Take locks with a minimum hold again after a {@link #stop stop}, as when a stopped
+	 * application context is started again. A new template needs no start.
+	 */
+	@Override
+	public void start() {
+		this.minimumHolds.start();
+	}
+
+	/**
+	 * Stop for a graceful shutdown: keep each hold still waiting for its minimum until it
+	 * has passed, and call back once the last has ended (at once if none waits). Returns
+	 * at once; the holds waited for are logged at INFO, with how long each has left. From
+	 * now on a lock with a minimum hold is not taken ({@link LockAcquisitionException}
+	 * with reason {@link LockAcquisitionException.Reason#CLOSED CLOSED}): its minimum
+	 * could not be kept, and another instance will take it. Locks without one are taken
+	 * as before, as the work of a shutting-down application still needs them. Spring's
+	 * lifecycle processor waits for the callback at most for the shutdown phase's
+	 * timeout; the holds still waiting then are released by {@link #close()}.
+	 * @param callback what to run once no hold waits for its minimum
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		this.minimumHolds.stop(callback);
+	}
+
+	/**
+	 * Stop as {@link #stop(Runnable)} does, and wait until every hold waiting for its
+	 * minimum has ended: at most as long as the longest of them has left. For use without
+	 * Spring's lifecycle, before {@link #close()}.
+	 */
+	@Override
+	public void stop() {
+		this.minimumHolds.stop();
+	}
+
+	/**
+	 * Return whether locks with a minimum hold are taken: from creation until a
+	 * {@link #stop stop} or {@link #close() close}.
+	 * @return whether the template is running
+	 */
+	@Override
+	public boolean isRunning() {
+		return this.minimumHolds.isRunning();
+	}
+
+	/**
+	 * Return {@link MinimumHolds#SHUTDOWN_PHASE}: stopped after the task schedulers and
+	 * executors, which let the work running at shutdown end, and before any bean is
+	 * destroyed.
+	 * @return the lifecycle phase
+	 */
+	@Override
+	public int getPhase() {
+		return MinimumHolds.SHUTDOWN_PHASE;
+	}
+
+	/**
+	 * Release at once every hold still waiting for its minimum hold to pass (logged at
+	 * WARN), and later ones as soon as their work ends. In an application context this
+	 * comes after the graceful {@link #stop(Runnable) stop}, which has kept them as long
+	 * as the shutdown phase allowed; without one, call {@link #stop()} first to keep
+	 * them. Close does not wait itself: the application is going, and its ZooKeeper
+	 * session with every lock.
 	 */
 	@Override
 	public void close() {
@@ -467,6 +537,9 @@ public class ZkLockTemplate implements AutoCloseable {
 					this.observationRegistry)
 			.start();
 		try {
+			if (definition.holdAtLeast() != null) {
+				notStopped(definition, keys);
+			}
 			if (definition.holdAtLeast() != null && definition.permits() == 0) {
 				notHeldHere(definition, keys);
 			}
@@ -509,6 +582,20 @@ public class ZkLockTemplate implements AutoCloseable {
 			context.setOutcome(outcome);
 		}
 		observation.stop();
+	}
+
+	/**
+	 * A stopped template takes no lock with a minimum hold: the application is shutting
+	 * down, and could not keep it.
+	 */
+	private void notStopped(LockDefinition definition, Collection<String> keys) {
+		if (!this.minimumHolds.isRunning()) {
+			String key = keys.iterator().next();
+			throw new LockAcquisitionException(key, this.registry.lockPath(key), Duration.ZERO,
+					LockAcquisitionException.Reason.CLOSED, "the application is stopping, and a lock held at least "
+							+ definition.holdAtLeast() + " is not taken then: its minimum hold could not be kept",
+					null);
+		}
 	}
 
 	/**
@@ -695,8 +782,10 @@ public class ZkLockTemplate implements AutoCloseable {
 				releaseLater(lease, this);
 				return;
 			}
-			ZkLockTemplate.this.minimumHolds.releaseAt(this.acquiredAt + minimum.toNanos(),
-					() -> releaseLater(lease, this));
+			if (!ZkLockTemplate.this.minimumHolds.deferRelease(this.acquiredAt + minimum.toNanos(),
+					this.definition.name(), this.keys, () -> releaseLater(lease, this))) {
+				releaseLater(lease, this);
+			}
 		}
 
 	}

@@ -328,12 +328,55 @@ class ZkLockShedLockProviderTests {
 		extended.get().unlock();
 		assertLocked(NAME);
 		assertThat(this.provider.pendingReleaseCount()).isEqualTo(1);
-		// Closing the provider (the application stops) lets the pending lock go at once
+		// Closing the provider without a stop lets the pending lock go at once
 		this.provider.close();
 		assertUnlocked(NAME);
 		assertThat(this.provider.pendingReleaseCount()).isZero();
 		assertThatIllegalStateException().isThrownBy(() -> this.provider.lock(config(NAME)))
 			.withMessageContaining("closed");
+	}
+
+	@Test
+	void aStopKeepsTheLocksWaitingForTheirLockAtLeastForUntilItHasPassed() throws Exception {
+		twoJvms();
+		Duration lockAtLeastFor = Duration.ofMillis(1500);
+		long lockedAt = System.nanoTime();
+		Optional<SimpleLock> lock = this.provider.lock(config(NAME, Duration.ofMinutes(1), lockAtLeastFor));
+		assertThat(lock).isNotEmpty();
+		lock.get().unlock();
+		CountDownLatch stopped = new CountDownLatch(1);
+		this.provider.stop(stopped::countDown);
+		assertThat(this.provider.isRunning()).isFalse();
+		assertThat(stopped.getCount()).as("stop's callback while the lock waits").isOne();
+		assertThat(this.otherJvm.lock(config(NAME))).isEmpty();
+		// Stopping: a lock with a lockAtLeastFor is not taken (it could not be kept), one
+		// without is
+		assertThat(this.provider.lock(config("other", Duration.ofMinutes(1), Duration.ofSeconds(1)))).isEmpty();
+		Optional<SimpleLock> plain = this.provider.lock(config("plain"));
+		assertThat(plain).isNotEmpty();
+		plain.get().unlock();
+		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - lockedAt)).as("stop's callback after the lock was taken")
+			.isGreaterThanOrEqualTo(lockAtLeastFor);
+		assertThat(this.provider.pendingReleaseCount()).isZero();
+		awaitLock(this.otherJvm, config(NAME)).get().unlock();
+		// Nothing of the refused lock was left in ZooKeeper
+		awaitLock(this.otherJvm, config("other")).get().unlock();
+		this.provider.start();
+		Optional<SimpleLock> again = this.provider.lock(config("other", Duration.ofMinutes(1), Duration.ofMillis(10)));
+		assertThat(again).isNotEmpty();
+		again.get().unlock();
+	}
+
+	@Test
+	void theBlockingStopReturnsOnceTheLockAtLeastForHasPassed() throws Exception {
+		twoJvms();
+		Duration lockAtLeastFor = Duration.ofMillis(1500);
+		long lockedAt = System.nanoTime();
+		this.provider.lock(config(NAME, Duration.ofMinutes(1), lockAtLeastFor)).get().unlock();
+		this.provider.stop();
+		assertThat(Duration.ofNanos(System.nanoTime() - lockedAt)).isGreaterThanOrEqualTo(lockAtLeastFor);
+		awaitLock(this.otherJvm, config(NAME)).get().unlock();
 	}
 
 	@Test

@@ -20,6 +20,7 @@ import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.shedlock.ZkLockShedLockProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -70,13 +71,16 @@ class ZkLockShedLockAutoConfigurationTests {
 	@Test
 	void theProviderIsClosedWithTheContext() {
 		AtomicReference<ZkLockShedLockProvider> provider = new AtomicReference<>();
-		runner().run((context) -> {
-			provider.set(context.getBean(ZkLockShedLockProvider.class));
-			Optional<SimpleLock> lock = provider.get().lock(config("held-at-least", Duration.ofMinutes(1)));
-			assertThat(lock).isNotEmpty();
-			lock.get().unlock();
-			assertThat(provider.get().pendingReleaseCount()).isEqualTo(1);
-		});
+		// The graceful stop keeps it for the shutdown phase's timeout, then close lets go
+		runner().withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+			.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=200ms")
+			.run((context) -> {
+				provider.set(context.getBean(ZkLockShedLockProvider.class));
+				Optional<SimpleLock> lock = provider.get().lock(config("held-at-least", Duration.ofMinutes(1)));
+				assertThat(lock).isNotEmpty();
+				lock.get().unlock();
+				assertThat(provider.get().pendingReleaseCount()).isEqualTo(1);
+			});
 		assertThat(provider.get().pendingReleaseCount()).isZero();
 	}
 
