@@ -22,7 +22,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}: the
@@ -37,7 +36,8 @@ import org.springframework.util.function.SingletonSupplier;
  * {@code Ordered.LOWEST_PRECEDENCE - 1}: just before {@code @Transactional}, so the lock
  * is taken before a transaction begins and released after it ends. Locked calls use the
  * application's {@link ZkLockTemplate}, or one made from its {@link ZkLockRegistry},
- * looked up at the first call, so that the advisor can exist before the ZooKeeper client.
+ * looked up at the first call, so that the advisor can exist before the ZooKeeper client;
+ * one made here is stopped and closed with the context as the application's would be.
  *
  * @author zk-lock
  */
@@ -67,7 +67,23 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 
 	/**
 	 * The advisor for {@code @DistributedLock} methods.
-	 * @param beanFactory where the template or registry is found at the first call
+	 * @param beanFactory where the key expressions' bean references are resolved
+	 * @param template the template locked calls run through, resolved at the first call
+	 * @return the advisor
+	 */
+	@Bean(name = "distributedLockAdvisor")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	DistributedLockAdvisor distributedLockAdvisor(BeanFactory beanFactory, LockTemplateSupplier template) {
+		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
+		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator, template);
+		return new DistributedLockAdvisor(operationSource, interceptor, order());
+	}
+
+	/**
+	 * The template locked calls run through: the application's, or one of our own made
+	 * from its registry, which this bean stops and closes with the context, so that its
+	 * minimum holds outlive a graceful shutdown as the application's template's do.
 	 * @param template the application's template, if it has one
 	 * @param registry the application's registry, for a template of our own otherwise
 	 * @param observationRegistry observes waits and holds of a template of our own
@@ -75,26 +91,16 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 	 * own, if the application has one
 	 * @param heldObservationConvention names and tags the holds of a template of our own,
 	 * if the application has one
-	 * @return the advisor
+	 * @return the supplier of the template
 	 */
-	@Bean(name = "distributedLockAdvisor")
+	@Bean(name = "distributedLockTemplateSupplier")
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	public DistributedLockAdvisor distributedLockAdvisor(BeanFactory beanFactory,
-			ObjectProvider<ZkLockTemplate> template, ObjectProvider<ZkLockRegistry> registry,
-			ObjectProvider<ObservationRegistry> observationRegistry,
+	static LockTemplateSupplier distributedLockTemplateSupplier(ObjectProvider<ZkLockTemplate> template,
+			ObjectProvider<ZkLockRegistry> registry, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<ZkLockAcquireObservationConvention> acquireObservationConvention,
 			ObjectProvider<ZkLockHeldObservationConvention> heldObservationConvention) {
-		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
-		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
-		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator,
-				SingletonSupplier.of(() -> template.getIfUnique(() -> {
-					ZkLockTemplate own = new ZkLockTemplate(registry.getObject(),
-							observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP));
-					acquireObservationConvention.ifAvailable(own::setAcquireObservationConvention);
-					heldObservationConvention.ifAvailable(own::setHeldObservationConvention);
-					return own;
-				})));
-		return new DistributedLockAdvisor(operationSource, interceptor, order());
+		return new LockTemplateSupplier(template, registry, observationRegistry, acquireObservationConvention,
+				heldObservationConvention);
 	}
 
 	/**
