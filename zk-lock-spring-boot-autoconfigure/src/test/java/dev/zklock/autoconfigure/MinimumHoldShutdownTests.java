@@ -110,7 +110,8 @@ class MinimumHoldShutdownTests {
 			.isLessThan(hold.toMillis());
 		assertThat(waitLines(output, "ZkLockTemplate")).hasSize(1);
 		assertThat(output.toString()).containsPattern(" WARN .*ZkLockTemplate cut 1 minimum hold short, as the "
-				+ "shutdown phase's timeout passed first .*: lock 'nightly-report' on key 'nightly-report', \\d+ ms early");
+				+ "shutdown phase's timeout ended the stop's wait first .*: lock 'nightly-report' on key "
+				+ "'nightly-report', \\d+ ms early");
 	}
 
 	@Test

@@ -68,9 +68,6 @@ public final class MinimumHolds implements AutoCloseable {
 	/** Whether new minimum holds may start. Guarded by monitor. */
 	private boolean running = true;
 
-	/** Whether a stop was asked for, for the wording of a close. Guarded by monitor. */
-	private boolean stopAsked;
-
 	/** Guarded by monitor. */
 	private boolean closed;
 
@@ -157,7 +154,6 @@ public final class MinimumHolds implements AutoCloseable {
 		List<String> named = List.of();
 		synchronized (this.monitor) {
 			this.running = false;
-			this.stopAsked = true;
 			waiting = !this.pending.isEmpty();
 			if (waiting) {
 				Runnable previous = this.stopCallback;
@@ -198,20 +194,21 @@ public final class MinimumHolds implements AutoCloseable {
 
 	/**
 	 * Release every pending hold now, stop the timer thread, and keep no hold from now
-	 * on. A hold released before its minimum has passed is logged at WARN: after a
-	 * {@link #stop stop}, the shutdown did not wait long enough for it.
+	 * on. A hold released before its minimum has passed is logged at WARN: a stop still
+	 * waiting for it was cut short (by the shutdown phase's timeout, in an application
+	 * context), or there was no stop.
 	 */
 	@Override
 	public void close() {
 		ScheduledExecutorService scheduler;
 		List<Pending> cut;
-		boolean stopAsked;
+		boolean stopWaits;
 		synchronized (this.monitor) {
 			this.closed = true;
 			this.running = false;
 			scheduler = this.scheduler;
 			cut = List.copyOf(this.pending);
-			stopAsked = this.stopAsked;
+			stopWaits = this.stopCallback != null;
 		}
 		if (scheduler != null) {
 			scheduler.shutdownNow();
@@ -219,10 +216,10 @@ public final class MinimumHolds implements AutoCloseable {
 		List<String> early = describe(cut, "early");
 		if (!early.isEmpty() && logger.isWarnEnabled()) {
 			logger.warn(this.owner + " cut " + count(early) + " short, as "
-					+ (stopAsked
-							? "the shutdown phase's timeout passed first (Spring Boot: "
+					+ (stopWaits
+							? "the shutdown phase's timeout ended the stop's wait first (Spring Boot: "
 									+ "spring.lifecycle.timeout-per-shutdown-phase)"
-							: "it was closed without a stop first")
+							: "it was closed first (a stop() before close() waits for them)")
 					+ ": " + String.join(", ", early));
 		}
 		for (Pending hold : cut) {
