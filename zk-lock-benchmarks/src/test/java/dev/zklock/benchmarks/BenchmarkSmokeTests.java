@@ -23,13 +23,19 @@ class BenchmarkSmokeTests {
 		Report report = BenchmarkMain.run(true, output);
 		assertThat(report.hasFailures()).isFalse();
 		assertThat(Files.readString(output.resolve("benchmark-results.md"))).contains("Scenario 1", "Scenario 2",
-				"Scenario 3", "Scenario 4", "Scenario 5", LatencyScenario.BARE_PIPELINED, "Goals");
+				"Scenario 3", "Scenario 4", "Scenario 5", "Scenario 6", LatencyScenario.BARE_PIPELINED, "Goals");
 		List<String> csv = Files.readAllLines(output.resolve("benchmark-results.csv"));
 		assertThat(csv).hasSizeGreaterThan(10);
 		// Scenario 5: a row for each run, each with no violation (overlap or fencing)
 		assertThat(csv).filteredOn((line) -> line.startsWith(LingerScenario.TITLE) && line.contains("violations"))
 			.hasSize(2)
 			.allSatisfy((line) -> assertThat(line).endsWith(",violations,0"));
+		// Scenario 6: both fenced ways measured against the plain update, on both
+		// databases
+		assertThat(csv).filteredOn((line) -> line.startsWith(FencingScenario.TITLE) && line.contains("(median)"))
+			.hasSize(6)
+			.anySatisfy((line) -> assertThat(line).contains("H2").contains(FencingScenario.RECORD))
+			.anySatisfy((line) -> assertThat(line).contains("PostgreSQL").contains(FencingScenario.TRANSACTION));
 	}
 
 }
