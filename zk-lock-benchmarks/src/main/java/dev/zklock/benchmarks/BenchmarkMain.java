@@ -15,12 +15,13 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the five scenarios, 1, 2, 4 and 5 against one standalone ZooKeeper in its own JVM,
- * 3 against a three-server ensemble (a JVM per server), prints a table, writes
- * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals
- * (printed as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count,
- * overlapping holders or (scenario 5) a fencing token that did not increase from one
- * JVM's hold to another's.
+ * Runs the six scenarios, 1, 2, 4 and 5 against one standalone ZooKeeper in its own JVM,
+ * 3 against a three-server ensemble (a JVM per server), 6 (fencing's cost) against H2 and
+ * an embedded PostgreSQL, prints a table, writes {@code target/benchmark-results.csv} and
+ * {@code .md}, and checks the performance goals (printed as PASS or MISS). Exits non-zero
+ * only on a correctness failure: a wrong count, overlapping holders or (scenario 5) a
+ * fencing token that did not increase from one JVM's hold to another's, or (scenario 6) a
+ * stale write that a fence accepted.
  *
  * <p>
  * {@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in
@@ -31,7 +32,7 @@ public final class BenchmarkMain {
 	/**
 	 * Every scenario.
 	 */
-	static final String ALL = "1,2,3,4,5";
+	static final String ALL = "1,2,3,4,5,6";
 
 	/**
 	 * Back-to-back pairs of zk-lock and the fair {@code ReentrantLock} for Scenario 1's
@@ -75,9 +76,13 @@ public final class BenchmarkMain {
 			Map<String, Double> jmh = scenarios.contains("4") ? jmh(zk, smoke, report) : Map.of();
 			LingerScenario.Result linger = scenarios.contains("5")
 					? LingerScenario.run(zk, LingerScenario.Sizes.of(smoke), work, report) : null;
+			// No ZooKeeper in it: the cost of the store's check alone
+			List<FencingScenario.Result> fencing = scenarios.contains("6")
+					? FencingScenario.run(FencingScenario.Sizes.of(smoke), report) : List.of();
 			goals(report, contention, floorPairs, big, latency, multi, jmh);
 			// After the others', so that the goals are listed in scenario order
 			LingerScenario.goals(linger, report);
+			FencingScenario.goals(fencing, report);
 		}
 		if (!report.hasFailures()) {
 			// Worker logs are kept only to explain a failure
@@ -89,7 +94,8 @@ public final class BenchmarkMain {
 				+ System.getProperty("os.arch") + "; ZooKeeper 3.9.4, loopback, fsync "
 				+ (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
 				+ ": scenarios 1, 2, 4, 5 one standalone server in its own JVM,"
-				+ " scenario 3 a 3-server ensemble, a JVM per server";
+				+ " scenario 3 a 3-server ensemble, a JVM per server; scenario 6 no ZooKeeper, H2 in memory and"
+				+ " PostgreSQL embedded";
 		report.write(outputDir, machine, "mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
 				+ (smoke ? " -Dbench.mode=smoke" : "") + properties());
 		return report;

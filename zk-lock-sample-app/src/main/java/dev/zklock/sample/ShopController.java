@@ -23,10 +23,14 @@ public class ShopController {
 
 	private final OversellDemo demo;
 
-	public ShopController(OrderService orders, StockRepository stock, OversellDemo demo) {
+	private final PausedHolderDemo pausedHolder;
+
+	public ShopController(OrderService orders, StockRepository stock, OversellDemo demo,
+			PausedHolderDemo pausedHolder) {
 		this.orders = orders;
 		this.stock = stock;
 		this.demo = demo;
+		this.pausedHolder = pausedHolder;
 	}
 
 	/**
@@ -74,6 +78,18 @@ public class ShopController {
 	public OversellDemo.Report oversell(@RequestParam(defaultValue = "20") int stock,
 			@RequestParam(defaultValue = "50") int orders) throws Exception {
 		return this.demo.run(stock, Math.min(orders, 500));
+	}
+
+	/**
+	 * Run the paused-holder demo: a holder whose lock is lost while it is held back
+	 * writes its stale stock, through the fenced update and through an unfenced twin.
+	 * @param rounds the rounds of each run, at most 100
+	 * @return the report
+	 * @throws Exception if the demo fails
+	 */
+	@PostMapping("/demo/paused-holder")
+	public PausedHolderDemo.Report pausedHolder(@RequestParam(defaultValue = "5") int rounds) throws Exception {
+		return this.pausedHolder.run(Math.max(1, Math.min(rounds, 100)));
 	}
 
 	/**

@@ -1,6 +1,11 @@
 package dev.zklock.sample;
 
 import java.time.Duration;
+import java.util.Map;
+
+import dev.zklock.jdbc.FencedTable;
+import dev.zklock.jdbc.FencingTokenRejectedException;
+import dev.zklock.jdbc.JdbcFencing;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -8,7 +13,9 @@ import org.springframework.stereotype.Repository;
 /**
  * Stock levels and accepted orders, in H2 through JDBC. Reads and writes separately, as a
  * typical read-check-write service does, and pauses in between as real work would:
- * without a lock, concurrent orders read the same level and oversell.
+ * without a lock, concurrent orders read the same level and oversell. The stock update is
+ * fenced: it applies only if no later holder of the SKU's lock has written the row, so
+ * that a holder whose lock was lost during a pause cannot overwrite a newer order.
  *
  * @author zk-lock
  */
@@ -17,10 +24,15 @@ public class StockRepository {
 
 	private static final Duration WORK = Duration.ofMillis(3);
 
+	private static final FencedTable STOCK = FencedTable.of("stock", "sku");
+
 	private final JdbcClient jdbc;
 
-	public StockRepository(JdbcClient jdbc) {
+	private final JdbcFencing fencing;
+
+	public StockRepository(JdbcClient jdbc, JdbcFencing fencing) {
 		this.jdbc = jdbc;
+		this.fencing = fencing;
 	}
 
 	/**
@@ -29,7 +41,7 @@ public class StockRepository {
 	 * @param quantity the stock level
 	 */
 	public void reset(String sku, int quantity) {
-		this.jdbc.sql("merge into stock key (sku) values (:sku, :qty)")
+		this.jdbc.sql("merge into stock (sku, qty) key (sku) values (:sku, :qty)")
 			.param("sku", sku)
 			.param("qty", quantity)
 			.update();
@@ -62,21 +74,69 @@ public class StockRepository {
 	}
 
 	/**
-	 * Take an order if stock allows: read, check, work, write.
+	 * Take an order if stock allows: read, check, work, write, the stock's write fenced
+	 * with the token of the lock the current thread holds.
+	 * @param sku the SKU
+	 * @param quantity the quantity
+	 * @return the result
+	 * @throws FencingTokenRejectedException if a later holder of the SKU's lock has
+	 * written the stock since this one read it
+	 */
+	public OrderResult take(String sku, int quantity) {
+		return take(sku, quantity, StockRepository::pause, true);
+	}
+
+	/**
+	 * Take an order as {@link #take(String, int)} does, with the given work between the
+	 * read and the write.
+	 * @param sku the SKU
+	 * @param quantity the quantity
+	 * @param work what runs between the read and the write
+	 * @return the result
+	 * @throws FencingTokenRejectedException if a later holder of the SKU's lock has
+	 * written the stock since this one read it
+	 */
+	public OrderResult take(String sku, int quantity, Runnable work) {
+		return take(sku, quantity, work, true);
+	}
+
+	/**
+	 * Take an order with a plain, unfenced write, for the demos: without a lock, or with
+	 * a lock that was lost, it may overwrite another order's stock update.
+	 * @param sku the SKU
+	 * @param quantity the quantity
+	 * @param work what runs between the read and the write
+	 * @return the result
+	 */
+	public OrderResult takeUnfenced(String sku, int quantity, Runnable work) {
+		return take(sku, quantity, work, false);
+	}
+
+	/**
+	 * Same as {@link #takeUnfenced(String, int, Runnable)} with a short pause as work.
 	 * @param sku the SKU
 	 * @param quantity the quantity
 	 * @return the result
 	 */
-	public OrderResult take(String sku, int quantity) {
+	public OrderResult takeUnfenced(String sku, int quantity) {
+		return takeUnfenced(sku, quantity, StockRepository::pause);
+	}
+
+	private OrderResult take(String sku, int quantity, Runnable work, boolean fenced) {
 		int available = stock(sku);
 		if (available < quantity) {
 			return new OrderResult(sku, quantity, false, Math.max(available, 0));
 		}
-		pause();
-		this.jdbc.sql("update stock set qty = :qty where sku = :sku")
-			.param("qty", available - quantity)
-			.param("sku", sku)
-			.update();
+		work.run();
+		if (fenced) {
+			this.fencing.update(STOCK, sku, Map.of("qty", available - quantity));
+		}
+		else {
+			this.jdbc.sql("update stock set qty = :qty where sku = :sku")
+				.param("qty", available - quantity)
+				.param("sku", sku)
+				.update();
+		}
 		this.jdbc.sql("insert into orders (sku, qty) values (:sku, :qty)")
 			.param("sku", sku)
 			.param("qty", quantity)

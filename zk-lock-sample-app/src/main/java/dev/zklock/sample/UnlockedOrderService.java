@@ -3,8 +3,9 @@ package dev.zklock.sample;
 import org.springframework.stereotype.Service;
 
 /**
- * The same order logic as {@link OrderService} without the lock, for the demo: concurrent
- * orders read the same stock level and oversell.
+ * The same order logic as {@link OrderService} without the lock (nor the fence, which
+ * needs a lock's token), for the demo: concurrent orders read the same stock level and
+ * oversell.
  *
  * @author zk-lock
  */
@@ -24,7 +25,7 @@ public class UnlockedOrderService {
 	 * @return the result
 	 */
 	public OrderResult order(String sku, int qty) {
-		return this.stock.take(sku, qty);
+		return this.stock.takeUnfenced(sku, qty);
 	}
 
 }

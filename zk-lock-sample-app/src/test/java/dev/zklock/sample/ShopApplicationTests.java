@@ -248,6 +248,26 @@ class ShopApplicationTests {
 		assertThat((Integer) unlocked.get("oversold")).isBetween(Math.max(0, rows - 20), lostUpdates);
 	}
 
+	@Test
+	@SuppressWarnings("unchecked")
+	void pausedHolderDemoRefusesEveryStaleWriteOnlyWhereFenced() {
+		RestClient client = client();
+		Map<String, Object> report = client.post().uri("/demo/paused-holder?rounds=3").retrieve().body(JSON);
+		assertThat(report).containsEntry("rounds", 3);
+		assertThat((Map<String, Object>) report.get("fenced")).containsEntry("staleWritesAccepted", 0)
+			.containsEntry("staleWritesRefused", 3)
+			.containsEntry("lostUpdates", 0);
+		assertThat((Map<String, Object>) report.get("unfenced")).containsEntry("staleWritesAccepted", 3)
+			.containsEntry("staleWritesRefused", 0)
+			.containsEntry("lostUpdates", 3);
+		// The last round, as the database holds it: fenced, the second holder's order
+		// alone; unfenced, both orders and the stock of one
+		assertThat(orderRows("demo-paused-fenced")).isOne();
+		assertThat(stockLeft(client, "demo-paused-fenced")).isEqualTo(99);
+		assertThat(orderRows("demo-paused-unfenced")).isEqualTo(2);
+		assertThat(stockLeft(client, "demo-paused-unfenced")).isEqualTo(99);
+	}
+
 	private int orderRows(String sku) {
 		return this.jdbc.sql("select count(*) from orders where sku = :sku")
 			.param("sku", sku)

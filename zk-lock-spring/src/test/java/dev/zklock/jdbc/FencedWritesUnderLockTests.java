@@ -1,0 +1,183 @@
+package dev.zklock.jdbc;
+
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.EnableDistributedLocks;
+import dev.zklock.annotation.LockContext;
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.template.ZkLockTemplate;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The token reaches the fenced writes without plumbing: from the lock of a
+ * {@code @DistributedLock} method that is also {@code @Transactional} (the lock taken
+ * around the transaction), and of a {@code ZkLockTemplate} task around a
+ * {@code TransactionTemplate}, on a real ZooKeeper and H2.
+ */
+@Timeout(120)
+class FencedWritesUnderLockTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private DataSource dataSource;
+
+	private JdbcTemplate jdbc;
+
+	@BeforeEach
+	void createSchema() {
+		this.dataSource = new SimpleDriverDataSource(new org.h2.Driver(),
+				"jdbc:h2:mem:locked-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		this.jdbc.execute("CREATE TABLE zklock_fence (fence_key VARCHAR(255) PRIMARY KEY, token BIGINT NOT NULL)");
+		this.jdbc.execute("CREATE TABLE stock (sku VARCHAR(64) PRIMARY KEY, qty INT NOT NULL,"
+				+ " fence BIGINT DEFAULT 0 NOT NULL)");
+		this.jdbc.execute("CREATE TABLE orders (sku VARCHAR(64) NOT NULL, qty INT NOT NULL)");
+		this.jdbc.update("INSERT INTO stock (sku, qty) VALUES ('apple', 10)");
+	}
+
+	@Test
+	void distributedLockAndTransactionalMethodFencesWithItsLocksToken() throws Exception {
+		try (AnnotationConfigApplicationContext context = context()) {
+			Shop shop = context.getBean(Shop.class);
+			shop.order("apple");
+			long token = shop.lastToken();
+			assertThat(token).isPositive();
+			assertThat(fence("stock:apple")).isEqualTo(token);
+			assertThat(this.jdbc.queryForObject("SELECT fence FROM stock WHERE sku = 'apple'", Long.class))
+				.isEqualTo(token);
+			// A later holder (another JVM) has written: this holder's token is stale now
+			this.jdbc.update("UPDATE zklock_fence SET token = ? WHERE fence_key = 'stock:apple'", Long.MAX_VALUE);
+			assertThatExceptionOfType(FencingTokenRejectedException.class).isThrownBy(() -> shop.order("apple"))
+				.satisfies((ex) -> {
+					assertThat(ex.getKey()).isEqualTo("stock:apple");
+					assertThat(ex.getToken()).isEqualTo(shop.lastToken());
+					assertThat(ex.getStoredToken()).isEqualTo(Long.MAX_VALUE);
+				});
+			// The refused order left nothing: one order, the stock of one
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isOne();
+			assertThat(this.jdbc.queryForObject("SELECT qty FROM stock WHERE sku = 'apple'", Integer.class))
+				.isEqualTo(9);
+		}
+	}
+
+	@Test
+	void templateTaskAroundATransactionFencesARecordWithItsLocksToken() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockTemplate template = new ZkLockTemplate(registry, ObservationRegistry.NOOP);
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		JdbcFencing fencing = new JdbcFencing(this.dataSource);
+		long token = template.execute("stock", "stock:apple", null, () -> transactions.execute((status) -> {
+			fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", 9));
+			return LockContext.current().fencingToken();
+		}));
+		assertThat(this.jdbc.queryForObject("SELECT fence FROM stock WHERE sku = 'apple'", Long.class))
+			.isEqualTo(token);
+		// A later holder (another JVM) has written
+		this.jdbc.update("UPDATE stock SET fence = ? WHERE sku = 'apple'", Long.MAX_VALUE);
+		assertThatExceptionOfType(FencingTokenRejectedException.class)
+			.isThrownBy(() -> template.execute("stock", "stock:apple", null, () -> transactions.execute((status) -> {
+				this.jdbc.update("INSERT INTO orders (sku, qty) VALUES ('apple', 1)");
+				return fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", 8));
+			})))
+			.satisfies((ex) -> assertThat(ex.getStoredToken()).isEqualTo(Long.MAX_VALUE));
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isZero();
+	}
+
+	private AnnotationConfigApplicationContext context() throws Exception {
+		CuratorFramework client = this.zk.newClient();
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.registerBean(CuratorFramework.class, () -> client);
+		context.registerBean(DataSource.class, () -> this.dataSource);
+		context.register(ShopConfiguration.class);
+		context.refresh();
+		return context;
+	}
+
+	private long fence(String key) {
+		return this.jdbc.queryForObject("SELECT token FROM zklock_fence WHERE fence_key = ?", Long.class, key);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks(proxyTargetClass = true)
+	@EnableTransactionManagement(proxyTargetClass = true)
+	static class ShopConfiguration {
+
+		@Bean(destroyMethod = "close")
+		ZkLockRegistry zkLockRegistry(CuratorFramework client) {
+			return new ZkLockRegistry(client);
+		}
+
+		@Bean
+		PlatformTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		JdbcFencing jdbcFencing(DataSource dataSource) {
+			return new JdbcFencing(dataSource);
+		}
+
+		@Bean
+		Shop shop(JdbcFencing fencing, DataSource dataSource) {
+			return new Shop(fencing, new JdbcTemplate(dataSource));
+		}
+
+	}
+
+	static class Shop {
+
+		private final AtomicLong lastToken = new AtomicLong();
+
+		private final JdbcFencing fencing;
+
+		private final JdbcTemplate jdbc;
+
+		Shop(JdbcFencing fencing, JdbcTemplate jdbc) {
+			this.fencing = fencing;
+			this.jdbc = jdbc;
+		}
+
+		public long lastToken() {
+			return this.lastToken.get();
+		}
+
+		@DistributedLock(key = "'stock:' + #sku")
+		@Transactional
+		public void order(String sku) {
+			this.lastToken.set(LockContext.current().fencingToken());
+			this.fencing.fenceTransaction();
+			int qty = this.jdbc.queryForObject("SELECT qty FROM stock WHERE sku = ?", Integer.class, sku);
+			this.jdbc.update("INSERT INTO orders (sku, qty) VALUES (?, 1)", sku);
+			this.fencing.update(AbstractJdbcFencingTests.STOCK, sku, Map.of("qty", qty - 1));
+		}
+
+	}
+
+}

@@ -1,0 +1,1 @@
+CREATE TABLE app_table (id INT PRIMARY KEY);
