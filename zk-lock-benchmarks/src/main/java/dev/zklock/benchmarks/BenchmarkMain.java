@@ -91,7 +91,7 @@ public final class BenchmarkMain {
 				+ ", loopback, fsync " + (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
 				+ ": scenarios 1, 2, 4, 5 one standalone server in its own JVM,"
 				+ " scenario 3 a 3-server ensemble, a JVM per server";
-		report.write(outputDir, machine, "mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
+		report.write(outputDir, machine, "./mvnw -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
 				+ (smoke ? " -Dbench.mode=smoke" : "") + properties());
 		return report;
 	}

@@ -38,7 +38,9 @@ import static org.assertj.core.api.Assertions.fail;
  * Dependency collection reads POMs only, so our jars are empty placeholders and this runs
  * in the {@code test} phase, before anything is packaged.
  */
-@Timeout(180)
+// Bounds for a hang, not for speed: a child Maven run takes seconds on a quiet machine,
+// minutes on a loaded one
+@Timeout(300)
 class UserProjectDependencyTests {
 
 	/**
@@ -192,12 +194,17 @@ class UserProjectDependencyTests {
 				""".formatted(dependencyManagement, String.join("\n", dependencies)));
 
 		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline
-		// flag and all), outside any project so that no dev.zklock artifact is looked up
-		List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
-		if (property("zklock.maven.offline").equals("offline=true")) {
-			fetch.add("-o");
+		// flag and all), outside any project so that no dev.zklock artifact is looked up.
+		// Once there, a Maven run less (each costs seconds, a minute on a loaded machine)
+		String pluginVersion = property("zklock.dependencyPluginVersion");
+		if (!Files.exists(userRepo.resolve("org/apache/maven/plugins/maven-dependency-plugin/" + pluginVersion
+				+ "/maven-dependency-plugin-" + pluginVersion + ".jar"))) {
+			List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
+			if (property("zklock.maven.offline").equals("offline=true")) {
+				fetch.add("-o");
+			}
+			mvn(this.dir, fetch);
 		}
-		mvn(this.dir, fetch);
 
 		Path tree = this.dir.resolve("tree.txt");
 		String log = mvn(project, List.of("-s", settings.toString(), plugin + ":tree", "-DoutputFile=" + tree));
@@ -268,7 +275,7 @@ class UserProjectDependencyTests {
 		// The parent build's options (say, a debug agent) are not the child's
 		builder.environment().remove("MAVEN_OPTS");
 		Process process = builder.start();
-		if (!process.waitFor(150, TimeUnit.SECONDS)) {
+		if (!process.waitFor(240, TimeUnit.SECONDS)) {
 			process.destroyForcibly();
 			fail("%s timed out:%n%s", command, Files.readString(output, StandardCharsets.UTF_8));
 		}
