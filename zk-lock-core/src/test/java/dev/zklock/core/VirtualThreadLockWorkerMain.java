@@ -54,7 +54,7 @@ public final class VirtualThreadLockWorkerMain {
 			ZkLockRegistry registry = new ZkLockRegistry(client);
 			Lock lock = registry.obtain(key);
 			Files.writeString(ready, "ready");
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
 			while (!Files.exists(go)) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException("No go file " + go);
@@ -77,7 +77,7 @@ public final class VirtualThreadLockWorkerMain {
 					}
 				}).start();
 			}
-			if (!done.await(150, TimeUnit.SECONDS)) {
+			if (!done.await(240, TimeUnit.SECONDS)) {
 				throw new IllegalStateException(done.getCount() + " of " + threads + " virtual threads not done");
 			}
 			if (failure.get() != null) {
