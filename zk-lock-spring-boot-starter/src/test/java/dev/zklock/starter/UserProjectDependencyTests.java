@@ -109,7 +109,7 @@ class UserProjectDependencyTests {
 				  <groupId>dev.zklock</groupId>
 				  <artifactId>%s</artifactId>
 				</dependency>""".formatted(module)).toArray(String[]::new);
-		String resolved = resolve(modules, bom, dependencies);
+		String resolved = resolveManaged(modules, bom, dependencies);
 		for (String module : modules) {
 			assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
 				.contains("dev.zklock:" + module + ":jar:" + version + ":compile");
@@ -121,7 +121,7 @@ class UserProjectDependencyTests {
 	}
 
 	private String resolve(List<String> modules, String... dependencies) throws Exception {
-		return resolve(modules, "", dependencies);
+		return resolveManaged(modules, "", dependencies);
 	}
 
 	/**
@@ -130,7 +130,8 @@ class UserProjectDependencyTests {
 	 * {@code zk-lock-bom}, when the project's dependency management is not empty).
 	 * @return the tree, as maven-dependency-plugin writes it
 	 */
-	private String resolve(List<String> modules, String dependencyManagement, String... dependencies) throws Exception {
+	private String resolveManaged(List<String> modules, String dependencyManagement, String... dependencies)
+			throws Exception {
 		String version = property("zklock.version");
 		String zookeeperVersion = property("zklock.zookeeperVersion");
 		Path sourceRoot = Path.of(property("zklock.sourceRoot")).toRealPath();
