@@ -78,18 +78,26 @@ final class ZooKeeperServerJvm implements AutoCloseable {
 	 */
 	static ZooKeeperServerJvm start(List<Path> serverJars, Path dir) throws Exception {
 		ZooKeeperServerJvm server = new ZooKeeperServerJvm(serverJars, dir);
-		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-		// ruok answers before the server serves; srvr names the version only once it does
-		String answer;
-		while (!(answer = server.fourLetterWord("srvr")).startsWith(VERSION)) {
-			if (!server.process.isAlive() || System.nanoTime() > deadline) {
-				server.close();
-				throw new IllegalStateException("ZooKeeper server did not start; its log:\n" + server.logTail());
+		try {
+			long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+			// ruok answers before the server serves; srvr names the version only once it
+			// does
+			String answer;
+			while (!(answer = server.fourLetterWord("srvr")).startsWith(VERSION)) {
+				if (!server.process.isAlive() || System.nanoTime() > deadline) {
+					throw new IllegalStateException("ZooKeeper server did not start; its log:\n" + server.logTail());
+				}
+				Thread.sleep(100);
 			}
-			Thread.sleep(100);
+			server.version = answer.lines().findFirst().orElse("").substring(VERSION.length()).trim();
+			return server;
 		}
-		server.version = answer.lines().findFirst().orElse("").substring(VERSION.length()).trim();
-		return server;
+		catch (Throwable ex) {
+			// Whatever ends the wait (a test's timeout interrupts it), the JVM goes with
+			// it
+			server.close();
+			throw ex;
+		}
 	}
 
 	int port() {
