@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import org.apache.zookeeper.Version;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -91,12 +92,12 @@ public final class BenchmarkMain {
 		String machine = Runtime.getRuntime().availableProcessors() + " cores, "
 				+ (Runtime.getRuntime().maxMemory() >> 20) + " MiB max heap, " + System.getProperty("java.vm.name")
 				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
-				+ System.getProperty("os.arch") + "; ZooKeeper 3.9.4, loopback, fsync "
-				+ (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
+				+ System.getProperty("os.arch") + "; ZooKeeper " + Version.getFullVersion().split("-")[0]
+				+ ", loopback, fsync " + (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
 				+ ": scenarios 1, 2, 4, 5 one standalone server in its own JVM,"
 				+ " scenario 3 a 3-server ensemble, a JVM per server; scenario 6 no ZooKeeper, H2 in memory and"
 				+ " PostgreSQL embedded";
-		report.write(outputDir, machine, "mvn -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
+		report.write(outputDir, machine, "./mvnw -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"
 				+ (smoke ? " -Dbench.mode=smoke" : "") + properties());
 		return report;
 	}

@@ -78,7 +78,9 @@ abstract class Implementation implements AutoCloseable {
 
 	static List<String> names() {
 		return List.of("naive ephemeral node + exists watch (herd)", "Curator InterProcessMutex, one shared instance",
-				"Curator InterProcessMutex, one per thread", "Spring Integration ZookeeperLockRegistry 7.0.5",
+				"Curator InterProcessMutex, one per thread",
+				"Spring Integration ZookeeperLockRegistry "
+						+ ZookeeperLockRegistry.class.getPackage().getImplementationVersion(),
 				"zk-lock engine (ZkLock)", "zk-lock @DistributedLock", "in-JVM fair ReentrantLock (floor)");
 	}
 

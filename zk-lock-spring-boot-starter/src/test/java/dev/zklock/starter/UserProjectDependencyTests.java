@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.fail;
  * resolves {@code org.apache.zookeeper:zookeeper} at {@code ${zookeeper.version}}, and
  * not the embedded server. One that adds {@code zk-lock-embedded-zookeeper} with test
  * scope gets the server's libraries that ZooKeeper declares 'provided', at the versions
- * we test, without naming them.
+ * we test, without naming them. One that imports {@code zk-lock-bom} names every zk-lock
+ * artifact without a version.
  * <p>
  * The child Maven (the one running this build) uses a fresh local repository in a
  * temporary directory, seeded with the POMs of this source tree, which are what
@@ -37,7 +38,9 @@ import static org.assertj.core.api.Assertions.fail;
  * Dependency collection reads POMs only, so our jars are empty placeholders and this runs
  * in the {@code test} phase, before anything is packaged.
  */
-@Timeout(180)
+// Bounds for a hang, not for speed: a child Maven run takes seconds on a quiet machine,
+// minutes on a loaded one
+@Timeout(300)
 class UserProjectDependencyTests {
 
 	/**
@@ -49,6 +52,9 @@ class UserProjectDependencyTests {
 
 	/** The embedded server's module, which users add beside the starter. */
 	private static final String EMBEDDED_MODULE = "zk-lock-embedded-zookeeper";
+
+	/** The BOM, which users import. */
+	private static final String BOM = "zk-lock-bom";
 
 	private static final Pattern ZKLOCK_NODE = Pattern.compile("dev\\.zklock:([\\w.-]+):");
 
@@ -85,12 +91,47 @@ class UserProjectDependencyTests {
 			.contains("org.apache.zookeeper:zookeeper:jar:" + property("zklock.zookeeperVersion") + ":compile");
 	}
 
+	@Test
+	void aUserImportingTheBomNamesEveryArtifactWithoutAVersion() throws Exception {
+		List<String> modules = new ArrayList<>(MODULES);
+		modules.add(EMBEDDED_MODULE);
+		String version = property("zklock.version");
+		String bom = """
+				<dependency>
+				  <groupId>dev.zklock</groupId>
+				  <artifactId>%s</artifactId>
+				  <version>%s</version>
+				  <type>pom</type>
+				  <scope>import</scope>
+				</dependency>""".formatted(BOM, version);
+		String[] dependencies = modules.stream().map((module) -> """
+				<dependency>
+				  <groupId>dev.zklock</groupId>
+				  <artifactId>%s</artifactId>
+				</dependency>""".formatted(module)).toArray(String[]::new);
+		String resolved = resolveManaged(modules, bom, dependencies);
+		for (String module : modules) {
+			assertThat(resolved).as("dependency tree of a user project:%n%s", resolved)
+				.contains("dev.zklock:" + module + ":jar:" + version + ":compile");
+		}
+		// The BOM manages zk-lock only: the ZooKeeper users get is still the one
+		// zk-lock-core declares
+		assertThat(resolved)
+			.contains("org.apache.zookeeper:zookeeper:jar:" + property("zklock.zookeeperVersion") + ":compile");
+	}
+
+	private String resolve(List<String> modules, String... dependencies) throws Exception {
+		return resolveManaged(modules, "", dependencies);
+	}
+
 	/**
 	 * Resolves the dependency tree of a throwaway user project with the given
-	 * dependencies, with the given modules seeded from this source tree.
+	 * dependencies, with the given modules seeded from this source tree (and
+	 * {@code zk-lock-bom}, when the project's dependency management is not empty).
 	 * @return the tree, as maven-dependency-plugin writes it
 	 */
-	private String resolve(List<String> modules, String... dependencies) throws Exception {
+	private String resolveManaged(List<String> modules, String dependencyManagement, String... dependencies)
+			throws Exception {
 		String version = property("zklock.version");
 		String zookeeperVersion = property("zklock.zookeeperVersion");
 		Path sourceRoot = Path.of(property("zklock.sourceRoot")).toRealPath();
@@ -102,6 +143,9 @@ class UserProjectDependencyTests {
 		seed(repo, "zk-lock-parent", version, sourceRoot.resolve("pom.xml"), false);
 		for (String module : modules) {
 			seed(repo, module, version, sourceRoot.resolve(module).resolve("pom.xml"), true);
+		}
+		if (!dependencyManagement.isEmpty()) {
+			seed(repo, BOM, version, sourceRoot.resolve(BOM).resolve("pom.xml"), false);
 		}
 		// Central, and any repository a POM names, is ~/.m2 read as a remote repository:
 		// it keeps no checksums, so Central's checksum policy is "ignore" rather than a
@@ -139,19 +183,29 @@ class UserProjectDependencyTests {
 				  <groupId>com.example</groupId>
 				  <artifactId>user-app</artifactId>
 				  <version>1.0</version>
+				  <dependencyManagement>
+				    <dependencies>
+				%s
+				    </dependencies>
+				  </dependencyManagement>
 				  <dependencies>
 				%s
 				  </dependencies>
 				</project>
-				""".formatted(String.join("\n", dependencies)));
+				""".formatted(dependencyManagement, String.join("\n", dependencies)));
 
 		// The plugin may not be in ~/.m2 yet: fetch it the ordinary way (mirror, offline
-		// flag and all), outside any project so that no dev.zklock artifact is looked up
-		List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
-		if (property("zklock.maven.offline").equals("offline=true")) {
-			fetch.add("-o");
+		// flag and all), outside any project so that no dev.zklock artifact is looked up.
+		// Once there, a Maven run less (each costs seconds, a minute on a loaded machine)
+		String pluginVersion = property("zklock.dependencyPluginVersion");
+		if (!Files.exists(userRepo.resolve("org/apache/maven/plugins/maven-dependency-plugin/" + pluginVersion
+				+ "/maven-dependency-plugin-" + pluginVersion + ".jar"))) {
+			List<String> fetch = new ArrayList<>(List.of(plugin + ":help", "-Ddetail=false"));
+			if (property("zklock.maven.offline").equals("offline=true")) {
+				fetch.add("-o");
+			}
+			mvn(this.dir, fetch);
 		}
-		mvn(this.dir, fetch);
 
 		Path tree = this.dir.resolve("tree.txt");
 		String log = mvn(project, List.of("-s", settings.toString(), plugin + ":tree", "-DoutputFile=" + tree));
@@ -222,7 +276,7 @@ class UserProjectDependencyTests {
 		// The parent build's options (say, a debug agent) are not the child's
 		builder.environment().remove("MAVEN_OPTS");
 		Process process = builder.start();
-		if (!process.waitFor(150, TimeUnit.SECONDS)) {
+		if (!process.waitFor(240, TimeUnit.SECONDS)) {
 			process.destroyForcibly();
 			fail("%s timed out:%n%s", command, Files.readString(output, StandardCharsets.UTF_8));
 		}
