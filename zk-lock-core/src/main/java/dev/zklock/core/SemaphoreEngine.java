@@ -56,6 +56,10 @@ final class SemaphoreEngine {
 		boolean acquired = false;
 		try {
 			String guardPath = ZKPaths.makePath(path, GUARD);
+			// A lease lost with its session is added again while the wait lasts; for one
+			// attempt, while its ZooKeeper round trips may
+			Deadline reentries = waitForOthers ? deadline
+					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 			Lease lease;
 			while (true) {
 				Object guard = new Object();
@@ -70,6 +74,9 @@ final class SemaphoreEngine {
 				catch (SemaphoreEntry.GuardLost ex) {
 					// The guard went with its session while the lease waited: take it
 					// again before adding another, as Curator's waiters do
+					if (reentries.isExpired()) {
+						throw ex;
+					}
 				}
 				finally {
 					entry.guardedBy(null);

@@ -115,15 +115,16 @@ final class SemaphoreEntry extends TableEntry {
 
 	/**
 	 * The semaphore's guard was lost with its session while a lease was acquired under
-	 * it: the caller takes the guard again before it adds another lease.
+	 * it: the caller takes the guard again before it adds another lease, or, if its time
+	 * is up, fails with this.
 	 */
 	static final class GuardLost extends AcquireFailure {
 
 		private static final long serialVersionUID = 1L;
 
 		GuardLost() {
-			super(LockAcquisitionException.Reason.NOT_CONNECTED, "the semaphore's guard was lost with its session",
-					null);
+			super(LockAcquisitionException.Reason.NOT_CONNECTED,
+					"the session ended while a lease waited, and the semaphore's guard must be taken again", null);
 		}
 
 	}
