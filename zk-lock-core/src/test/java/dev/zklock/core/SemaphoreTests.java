@@ -175,7 +175,8 @@ class SemaphoreTests {
 			// Cut off, our client cannot hear of the expiry before C has taken the guard
 			proxy.refuse(true);
 			assertThat(ServerSideExpiry.expire(this.zk.connectString(), session, password,
-					(int) InProcessZooKeeper.SESSION_TIMEOUT.toMillis(), Duration.ofSeconds(10)))
+					(int) InProcessZooKeeper.SESSION_TIMEOUT.toMillis(), Duration.ofSeconds(10), () -> {
+					}))
 				.isEqualTo(session);
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> ownersOf(observer, path + "/leases").size() == permits + 1

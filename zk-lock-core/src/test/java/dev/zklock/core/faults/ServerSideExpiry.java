@@ -32,8 +32,9 @@ public final class ServerSideExpiry {
 	public static long expire(String connectString, CuratorFramework client, int sessionTimeoutMs, Duration patience)
 			throws Exception {
 		ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
-		return expire(connectString, zooKeeper.getSessionId(), zooKeeper.getSessionPasswd(), sessionTimeoutMs,
-				patience);
+		return expire(connectString, zooKeeper.getSessionId(), zooKeeper.getSessionPasswd(), sessionTimeoutMs, patience,
+				() -> {
+				});
 	}
 
 	/**
@@ -43,11 +44,13 @@ public final class ServerSideExpiry {
 	 * @param password its password
 	 * @param sessionTimeoutMs the session timeout to ask for on the other connection
 	 * @param patience how long to wait for the other connection
+	 * @param beforeClose run once the other connection has the session, before it closes
+	 * it: the last moment at which the session's nodes are certainly still there
 	 * @return the session closed; 0 if there was none or no connection was made
 	 * @throws Exception if the other connection cannot be opened or closed
 	 */
 	public static long expire(String connectString, long sessionId, byte[] password, int sessionTimeoutMs,
-			Duration patience) throws Exception {
+			Duration patience, Runnable beforeClose) throws Exception {
 		if (sessionId == 0) {
 			return 0;
 		}
@@ -58,7 +61,11 @@ public final class ServerSideExpiry {
 			}
 		}, sessionId, password);
 		try {
-			return connected.await(patience.toMillis(), TimeUnit.MILLISECONDS) ? sessionId : 0;
+			if (!connected.await(patience.toMillis(), TimeUnit.MILLISECONDS)) {
+				return 0;
+			}
+			beforeClose.run();
+			return sessionId;
 		}
 		finally {
 			// Closing the session it shares ends it on the server
