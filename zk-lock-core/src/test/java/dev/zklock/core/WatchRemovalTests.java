@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.zklock.core.faults.ZkFaultProxy;
+
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -91,6 +93,27 @@ class WatchRemovalTests {
 			Thread.sleep(20);
 		});
 		assertGetsInPromptly(this.zk.newRegistry().obtain("removed"));
+	}
+
+	/**
+	 * As above, with the watch lost to a reconnect on a client told not to set its
+	 * watches again ({@code zookeeper.disableAutoWatchReset}): no event tells of the loss
+	 * but the disconnect itself.
+	 */
+	@Test
+	void aWaiterGetsInWhileAnotherRegistryHandsItsNodeOnAfterAReconnectThatLostItsWatch() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString(), true);
+		ZkLock lock = this.zk.newRegistry(client).obtain("reconnected");
+		AtomicInteger cycles = new AtomicInteger();
+		handOffLoops(lock, cycles);
+		eventually().until(() -> cycles.get() > 100 && childWatched(client, "/locks/reconnected"));
+		long session = zooKeeper(client).getSessionId();
+		proxy.killConnections();
+		eventually().until(() -> zooKeeper(client).getState().isConnected() && cycles.get() > 200);
+		assertThat(zooKeeper(client).getSessionId()).as("the same session, its watches not set again")
+			.isEqualTo(session);
+		assertGetsInPromptly(this.zk.newRegistry().obtain("reconnected"));
 	}
 
 	/**
