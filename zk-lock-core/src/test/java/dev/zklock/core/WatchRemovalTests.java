@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,6 +15,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.zookeeper.ClientWatchers;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
@@ -215,6 +217,30 @@ class WatchRemovalTests {
 		curator.release();
 		assertThat(waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(PROMPTLY);
+	}
+
+	/**
+	 * A hold that listens for revocation requests watches its node's data; removed, the
+	 * watch is armed again, and a request still reaches the hold.
+	 */
+	@Test
+	void aRevocationRequestReachesAHoldWhoseDataWatchWasRemoved() throws Exception {
+		CuratorFramework client = this.zk.newClient();
+		ZkLock lock = this.zk.newRegistry(client).obtain("asked");
+		lock.lock();
+		try {
+			CountDownLatch told = new CountDownLatch(1);
+			lock.onRevocationRequested(told::countDown);
+			String node = "/locks/asked/" + this.zk.children("/locks/asked").get(0);
+			eventually().until(() -> dataWatched(client, node));
+			removeWatches(client, node);
+			eventually().until(() -> dataWatched(client, node));
+			Revoker.attemptRevoke(this.zk.newClient(), node);
+			assertThat(told.await(PROMPTLY.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 	/**

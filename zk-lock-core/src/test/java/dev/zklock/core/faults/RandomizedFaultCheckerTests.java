@@ -346,7 +346,8 @@ class RandomizedFaultCheckerTests {
 	private Participant curator(String name) throws Exception {
 		Participant participant = new Participant(name, false);
 		participant.client.getConnectionStateListenable().addListener((client, state) -> {
-			// A plain Curator mutex keeps no lease state: a suspended connection is all
+			this.log.event(name + " " + state + " on session 0x" + Long.toHexString(sessionOf(client)));
+			// A plain Curator client keeps no lease state: a suspended connection is all
 			// it knows
 			if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
 				this.log.noticed(name, null);
@@ -952,10 +953,30 @@ class RandomizedFaultCheckerTests {
 					});
 			}
 			catch (ConditionTimeoutException ex) {
-				this.unexpected.add("lock nodes left: " + remaining.get());
+				this.unexpected.add("lock nodes left: " + describe(observer, remaining.get()));
 			}
 			return remaining.get().values().stream().mapToInt(List::size).sum();
 		}
+	}
+
+	/**
+	 * Each node left, with its owner's session and its data: who made it.
+	 */
+	private static String describe(CuratorFramework observer, Map<String, List<String>> nodes) {
+		List<String> described = new ArrayList<>();
+		nodes.forEach((path, children) -> children.forEach((child) -> {
+			Stat stat = new Stat();
+			try {
+				byte[] data = observer.getData().storingStatIn(stat).forPath(path + "/" + child);
+				described.add(path + "/" + child + " of session 0x" + Long.toHexString(stat.getEphemeralOwner())
+						+ " created at zxid 0x" + Long.toHexString(stat.getCzxid()) + " with data '"
+						+ new String(data, java.nio.charset.StandardCharsets.UTF_8) + "'");
+			}
+			catch (Exception ex) {
+				described.add(path + "/" + child + " (" + ex + ")");
+			}
+		}));
+		return described.toString();
 	}
 
 	private static Map<String, List<String>> lockNodes(CuratorFramework observer, List<String> paths) throws Exception {
