@@ -68,12 +68,12 @@ import static org.awaitility.Awaitility.await;
  * ({@code InterProcessReadWriteLock}) and semaphores ({@code InterProcessSemaphoreV2}),
  * the engine's and Curator's on the same paths, while a chaos thread kills connections,
  * blackholes, stalls and refuses them, loses single replies, expires sessions from either
- * side, restarts servers and interrupts waiting threads. Every critical section is
- * recorded and checked afterwards ({@link HoldLog}): no two overlap (save reads) and no
- * semaphore has more holders than permits unless a holder was compromised in time,
- * fencing tokens never go back, every wait ends within its bound plus
- * {@link #WAIT_MARGIN}, no thread hangs, no lock node is left and every registry ends
- * empty.
+ * side, restarts servers, interrupts waiting threads and removes a registry's watches on
+ * a lock path, as other code on its client may. Every critical section is recorded and
+ * checked afterwards ({@link HoldLog}): no two overlap (save reads) and no semaphore has
+ * more holders than permits unless a holder was compromised in time, fencing tokens never
+ * go back, every wait ends within its bound plus {@link #WAIT_MARGIN}, no thread hangs,
+ * no lock node is left and every registry ends empty.
  *
  * <p>
  * The schedule of faults and the choices of the workers come from one seed; threads still
@@ -191,6 +191,7 @@ class RandomizedFaultCheckerTests {
 		int curators = 1 + random.nextInt(2);
 		Keys keys = new Keys(1 + random.nextInt(2), 1 + random.nextInt(2), random);
 		keys.permits.forEach(this.log::permits);
+		this.paths = keys.paths();
 		for (int i = 0; i < registries; i++) {
 			// Every other registry talks through proxies, so that network faults reach it
 			this.participants.add(engine("registry-" + i, i % 2 == 0, random.nextInt(9)));
@@ -816,11 +817,14 @@ class RandomizedFaultCheckerTests {
 	enum Fault {
 
 		KILL_CONNECTIONS, BLACKHOLE, STALL, REFUSE, LOSE_REPLY, EXPIRE_CLIENT_SIDE, EXPIRE_SERVER_SIDE, RESTART_SERVER,
-		INTERRUPT
+		INTERRUPT, REMOVE_WATCHES
 
 	}
 
 	private final AtomicBoolean serverDown = new AtomicBoolean();
+
+	/** The paths the engine watches: each key's, and a semaphore's leases and guard. */
+	private List<String> paths = List.of();
 
 	private void injectFault(Random random) throws Exception {
 		Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
@@ -879,9 +883,36 @@ class RandomizedFaultCheckerTests {
 				threads.get(random.nextInt(threads.size())).interrupt();
 				this.interrupts.increment();
 			}
+			case REMOVE_WATCHES -> {
+				String path = this.paths.get(random.nextInt(this.paths.size()));
+				boolean locally = random.nextBoolean();
+				// Off the chaos thread: a removal on the server waits for its reply
+				this.releasers.execute(() -> removeWatches(any, path, locally));
+				this.log.event(fault + " " + any.name + " " + path + (locally ? " in the client" : ""));
+			}
 		}
 		this.faults.get(fault).increment();
-		this.log.event(fault + " " + (fault == Fault.EXPIRE_CLIENT_SIDE ? any.name : target.name));
+		if (fault != Fault.REMOVE_WATCHES) {
+			this.log.event(fault + " " + (fault == Fault.EXPIRE_CLIENT_SIDE ? any.name : target.name));
+		}
+	}
+
+	/**
+	 * Remove every watch a registry's client keeps on a lock path, as other code on the
+	 * client may, on the server or only in the client.
+	 */
+	private static void removeWatches(Participant participant, String path, boolean locally) {
+		try {
+			if (locally) {
+				participant.client.watchers().removeAll().locally().forPath(path);
+			}
+			else {
+				participant.client.watchers().removeAll().forPath(path);
+			}
+		}
+		catch (Exception ex) {
+			// None armed at this moment, or no connection to remove it through
+		}
 	}
 
 	/**
