@@ -46,10 +46,10 @@ final class SemaphoreEntry extends TableEntry {
 	/**
 	 * A lease is added, and held, only on the session of the guard held: Curator's
 	 * {@code InterProcessSemaphoreV2} adds its lease while holding the guard and takes a
-	 * permit only if every lease there is fits, so a lease that another client sees added
-	 * while it holds the guard is one it cannot count ahead of itself. A lease added
-	 * after the guard's session ended (on the client's new session) could come behind
-	 * such a client's, and each would wait for the other while a permit is free.
+	 * permit only if all the leases there fit in the permits, so a lease added while
+	 * another client holds the guard counts against that client. A lease added after the
+	 * guard's session ended (on the client's new session) could come behind such a
+	 * client's, and each would wait for the other while a permit is free.
 	 */
 	@Override
 	void checkSession(long session) throws AcquireFailure {
