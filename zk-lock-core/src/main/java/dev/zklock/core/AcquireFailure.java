@@ -6,9 +6,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Why one acquisition failed, carried inside the engine until it becomes a {@code false}
- * return or a {@link LockAcquisitionException}.
+ * return or a {@link LockAcquisitionException}. A subclass is a failure that a recipe
+ * handles itself before it can get that far.
  */
-final class AcquireFailure extends Exception {
+class AcquireFailure extends Exception {
 
 	private static final long serialVersionUID = 1L;
 

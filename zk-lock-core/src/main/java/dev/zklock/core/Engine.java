@@ -59,8 +59,8 @@ final class Engine {
 		this.ops = new ZkOps(client, participantData(), options.acl());
 		this.reaper = new NodeReaper(client, this.ops);
 		this.revocations = new Revocations(this.ops);
-		this.watches = new LockWatches(this::childrenChanged, this.revocations::changed, this.revocations::reconnected,
-				this::connectionDown);
+		this.watches = new LockWatches(this::childrenChanged, this::childWatchRemoved, this.revocations::changed,
+				this.revocations::reconnected, this::connectionDown);
 		this.revocations.watchWith(this.watches, this::revocationRequested, this::watchedNodeDeleted);
 		this.linger = options.linger().isZero() ? null
 				: new Linger(options.linger(), this.reaper, () -> this.ops.isConnected() ? this.ops.sessionId() : 0,
@@ -253,6 +253,27 @@ final class Engine {
 		TableEntry exclusive = this.mutexes.get(path);
 		if (exclusive != null) {
 			exclusive.noteRemoteWaiter();
+		}
+		ReadWriteEntry readWrite = this.readWrites.get(path);
+		if (readWrite != null) {
+			readWrite.noteRemoteWaiter();
+			listReadNode(readWrite);
+		}
+	}
+
+	/**
+	 * Other code on the client removed the child watch on a lock path: a participant that
+	 * queues behind the node this JVM holds now fires nothing. An exclusive key counts
+	 * one as queued until its node is listed again with the watch (at once, if threads of
+	 * this JVM queue for it); a read/write key raises its mark, and lists its read node
+	 * again with the watch. So the bound on hand-offs and joins while another participant
+	 * waits holds whatever other code does with the client's watches.
+	 */
+	private void childWatchRemoved(String serverPath) {
+		String path = this.ops.withoutNamespace(serverPath);
+		LockEntry exclusive = this.mutexes.get(path);
+		if (exclusive != null) {
+			exclusive.childWatchRemoved();
 		}
 		ReadWriteEntry readWrite = this.readWrites.get(path);
 		if (readWrite != null) {

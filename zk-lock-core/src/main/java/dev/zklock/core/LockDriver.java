@@ -117,10 +117,12 @@ interface LockDriver {
 	/**
 	 * Semaphore lease: holds while fewer than {@code permits} leases precede it.
 	 * Curator's {@code InterProcessSemaphoreV2} instead counts every lease while it holds
-	 * the semaphore's guard mutex; with creates made only under that guard, the waiting
-	 * lease is always the newest, and the two rules agree. Ours stays safe without the
-	 * guard too: leases are only ever added behind, so the holders are always among the
-	 * first {@code permits}.
+	 * the semaphore's guard mutex. Both add a lease only while holding the guard, on the
+	 * guard's session (a lease whose session ended is added again under the guard taken
+	 * again), so the one lease that waits is the newest, and the two rules agree: never
+	 * do both wait while a permit is free. Either rule is safe beside the other: leases
+	 * are only ever added behind, so a lease that held among the first {@code permits}
+	 * stays among them.
 	 */
 	record FirstN(int permits) implements LockDriver {
 

@@ -134,6 +134,17 @@ final class LockEntry extends TableEntry {
 		raiseRemoteWaiter();
 	}
 
+	/**
+	 * Told, on the client's event thread, that other code on the client removed the child
+	 * watch on the lock path: a participant that queues behind the held node fires
+	 * nothing now. Counted as queued, as for a node listed without the watch, and listed
+	 * again with it at once if threads of this JVM queue for the node.
+	 */
+	void childWatchRemoved() {
+		noteUnwatched();
+		settleUnwatched();
+	}
+
 	private void raiseRemoteWaiter() {
 		Linger linger = this.linger;
 		if (linger == null) {

@@ -46,6 +46,12 @@ final class LockWatches implements Watcher {
 	private final Consumer<String> childrenChanged;
 
 	/**
+	 * Told the server path of a lock path whose child watch other code on the client
+	 * removed.
+	 */
+	private final Consumer<String> childWatchRemoved;
+
+	/**
 	 * Told the server path of a node whose data changed or that was deleted, and whether
 	 * it was deleted.
 	 */
@@ -57,9 +63,10 @@ final class LockWatches implements Watcher {
 	/** Told when the connection went down, before {@link #connectionChanged}. */
 	private final Runnable connectionDown;
 
-	LockWatches(Consumer<String> childrenChanged, BiConsumer<String, Boolean> nodeChanged, Runnable connectionChanged,
-			Runnable connectionDown) {
+	LockWatches(Consumer<String> childrenChanged, Consumer<String> childWatchRemoved,
+			BiConsumer<String, Boolean> nodeChanged, Runnable connectionChanged, Runnable connectionDown) {
 		this.childrenChanged = childrenChanged;
+		this.childWatchRemoved = childWatchRemoved;
 		this.nodeChanged = nodeChanged;
 		this.connectionChanged = connectionChanged;
 		this.connectionDown = connectionDown;
@@ -86,7 +93,22 @@ final class LockWatches implements Watcher {
 				}
 				this.childrenChanged.accept(event.getPath());
 			}
+			case ChildWatchRemoved -> {
+				// Other code on the client removed the watch (removeAllWatches): a change
+				// it would have told of goes unheard, so waiters look again, which arms
+				// it again, and holders count a participant as maybe queued until a list
+				// read with the watch tells
+				CompletableFuture<Void> waiter = this.childLists.remove(event.getPath());
+				if (waiter != null) {
+					waiter.complete(null);
+				}
+				this.childWatchRemoved.accept(event.getPath());
+			}
 			default -> {
+				// A change of a node, or its data watch removed by other code on the
+				// client (DataWatchRemoved): either way, whoever waits on it looks again,
+				// and a node watched for revocation is read again, which arms the watch
+				// again
 				List<CompletableFuture<Boolean>> waiters = this.predecessors.remove(event.getPath());
 				if (waiters != null) {
 					complete(waiters, event.getType() == EventType.NodeDeleted);

@@ -15,7 +15,9 @@ import org.apache.zookeeper.KeeperException;
  * {@code locks} and the leases at {@code leases}. A caller takes the guard (through the
  * mutex engine, so this JVM's callers queue locally behind one guard node), adds its
  * lease, waits while too many leases are ahead of it, and lets go of the guard. Each
- * lease is its own ephemeral node, so Curator counts it.
+ * lease is its own ephemeral node, so Curator counts it. A lease is only ever added while
+ * the guard is held on the lease's session: if the session ends while the lease waits,
+ * the caller takes the guard again before it adds another, as Curator's waiter does.
  */
 final class SemaphoreEngine {
 
@@ -53,25 +55,33 @@ final class SemaphoreEngine {
 		entry.waiting(1, permits);
 		boolean acquired = false;
 		try {
-			Object guard = new Object();
 			String guardPath = ZKPaths.makePath(path, GUARD);
-			try {
-				this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
-			}
-			catch (AcquireFailure ex) {
-				if (ex.reason() != LockAcquisitionException.Reason.HELD_LOCALLY
-						&& ex.reason() != LockAcquisitionException.Reason.HELD_REMOTELY) {
-					throw ex;
-				}
-				throw new AcquireFailure(ex.reason(), "every permit is taken, and another caller waits ahead", null);
-			}
+			// A lease lost with its session is added again while the wait lasts; for one
+			// attempt, while its ZooKeeper round trips may
+			Deadline reentries = waitForOthers ? deadline
+					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 			Lease lease;
-			try {
-				lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LEASES), LockDriver.firstN(permits),
-						deadline, waitForOthers, interrupts, entry::acquired);
-			}
-			finally {
-				releaseGuard(guardPath, guard);
+			while (true) {
+				Object guard = new Object();
+				acquireGuard(key, guardPath, guard, deadline, waitForOthers, interrupts);
+				try {
+					LockEntry held = this.mutex.entry(guardPath);
+					entry.guardedBy((held != null) ? held.lease() : null);
+					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LEASES), LockDriver.firstN(permits),
+							deadline, waitForOthers, interrupts, entry::acquired);
+					break;
+				}
+				catch (SemaphoreEntry.GuardLost ex) {
+					// The guard went with its session while the lease waited: take it
+					// again before adding another, as Curator's waiters do
+					if (reentries.isExpired()) {
+						throw ex;
+					}
+				}
+				finally {
+					entry.guardedBy(null);
+					releaseGuard(guardPath, guard);
+				}
 			}
 			acquired = true;
 			return new SemaphoreLease(this, entry, lease);
@@ -82,6 +92,23 @@ final class SemaphoreEngine {
 			if (!acquired) {
 				this.engine.semaphores.release(entry);
 			}
+		}
+	}
+
+	/**
+	 * Take the semaphore's guard for {@code guard}, through the mutex engine.
+	 */
+	private void acquireGuard(String key, String guardPath, Object guard, Deadline deadline, boolean waitForOthers,
+			Interrupts interrupts) throws AcquireFailure, InterruptedException {
+		try {
+			this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
+		}
+		catch (AcquireFailure ex) {
+			if (ex.reason() != LockAcquisitionException.Reason.HELD_LOCALLY
+					&& ex.reason() != LockAcquisitionException.Reason.HELD_REMOTELY) {
+				throw ex;
+			}
+			throw new AcquireFailure(ex.reason(), "every permit is taken, and another caller waits ahead", null);
 		}
 	}
 

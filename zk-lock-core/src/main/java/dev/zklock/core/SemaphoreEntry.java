@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * This JVM's state for one semaphore path: the leases it holds, each its own node, as
- * Curator counts them, and how many of its callers wait for one.
+ * Curator counts them, how many of its callers wait for one, and the guard under which
+ * the one caller that holds it may add a lease.
  */
 final class SemaphoreEntry extends TableEntry {
 
@@ -24,8 +25,38 @@ final class SemaphoreEntry extends TableEntry {
 
 	private volatile boolean closed;
 
+	/**
+	 * The guard this JVM holds while one of its callers adds and waits on a lease; null
+	 * while none does. Only the caller holding the guard (one at a time: they queue for
+	 * it locally) sets and reads it.
+	 */
+	private volatile @Nullable Lease guard;
+
 	SemaphoreEntry(String key, String path) {
 		super(key, path);
+	}
+
+	/**
+	 * Note the guard the calling thread holds now, or that it holds none any more.
+	 */
+	void guardedBy(@Nullable Lease guard) {
+		this.guard = guard;
+	}
+
+	/**
+	 * A lease is added, and held, only on the session of the guard held: Curator's
+	 * {@code InterProcessSemaphoreV2} adds its lease while holding the guard and takes a
+	 * permit only if all the leases there fit in the permits, so a lease added while
+	 * another client holds the guard counts against that client. A lease added after the
+	 * guard's session ended (on the client's new session) could come behind such a
+	 * client's, and each would wait for the other while a permit is free.
+	 */
+	@Override
+	void checkSession(long session) throws AcquireFailure {
+		Lease held = this.guard;
+		if (held == null || held.sessionId() != session || held.state() == LeaseState.LOST) {
+			throw new GuardLost();
+		}
 	}
 
 	void waiting(int delta, int permits) {
@@ -80,6 +111,22 @@ final class SemaphoreEntry extends TableEntry {
 	@Override
 	void forEachLease(Consumer<Lease> action) {
 		this.leases.forEach(action);
+	}
+
+	/**
+	 * The semaphore's guard was lost with its session while a lease was acquired under
+	 * it: the caller takes the guard again before it adds another lease, or, if its time
+	 * is up, fails with this.
+	 */
+	static final class GuardLost extends AcquireFailure {
+
+		private static final long serialVersionUID = 1L;
+
+		GuardLost() {
+			super(LockAcquisitionException.Reason.NOT_CONNECTED,
+					"the session ended while a lease waited, and the semaphore's guard must be taken again", null);
+		}
+
 	}
 
 	@Override

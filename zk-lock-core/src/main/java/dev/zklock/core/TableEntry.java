@@ -175,6 +175,17 @@ abstract class TableEntry {
 	}
 
 	/**
+	 * Refuse a node of this entry on {@code session}: called by a participant before it
+	 * creates a node on the client's session, and once it owns one, before it holds it.
+	 * Every recipe's node may be on any session, save a semaphore's lease (see
+	 * {@link SemaphoreEntry}).
+	 * @param session the session the node is, or is about to be, created on
+	 * @throws AcquireFailure if the entry may not have a node on it
+	 */
+	void checkSession(long session) throws AcquireFailure {
+	}
+
+	/**
 	 * Whether the registry was closed: an attempt in ZooKeeper gives up at once.
 	 */
 	abstract boolean isClosed();

@@ -414,9 +414,18 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * {@code makeRevocable}) is told; the others are not, and nothing is taken from
 	 * anyone: it is a request. A node that an engine keeps with nobody holding it (a
 	 * {@linkplain ZkLockOptions#linger() linger}) goes at once, and a node asked for is
-	 * not kept or reused after its hold. Semaphore leases are not revoked this way.
+	 * not kept or reused after its hold.
+	 * <p>
+	 * Only lock nodes are asked: the children of the key's path named as the exclusive
+	 * lock's and the read/write lock's nodes are (Curator's {@code lock-},
+	 * {@code __READ__} and {@code __WRIT__}, with or without the protection prefix).
+	 * Anything else under the path, such as a semaphore's {@code leases} and
+	 * {@code locks}, is never written: semaphore permits are not revocable.
 	 * @param key the key
-	 * @return the nodes asked, empty if nobody holds the lock
+	 * @return the nodes asked, never empty
+	 * @throws RevocationRefusedException if nobody was asked and nothing was written: the
+	 * path has no lock node (nobody holds the lock, or it is not a revocable lock), or
+	 * every holder released its node while it was asked
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
 	 * @throws Exception if ZooKeeper refused
 	 */
@@ -429,14 +438,26 @@ public class ZkLockRegistry implements AutoCloseable {
 			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, what, key, path);
 		}
 		catch (KeeperException.NoNodeException ex) {
-			return List.of();
+			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD, "");
+		}
+		List<String> locks = children.stream().filter(Revocations::isLockNode).toList();
+		if (locks.isEmpty()) {
+			if (children.isEmpty()) {
+				throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD, "");
+			}
+			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_A_LOCK,
+					Revocations.describeOthers(children));
 		}
 		List<String> asked = new ArrayList<>();
-		for (String holder : Revocations.holders(children)) {
+		for (String holder : Revocations.holders(locks)) {
 			String node = path + "/" + holder;
 			if (awaitRead(this.engine.ops.setData(node, Revocations.REVOKE), deadline, what, key, path)) {
 				asked.add(node);
 			}
+		}
+		if (asked.isEmpty()) {
+			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD,
+					"its holders released it while they were asked");
 		}
 		return asked;
 	}

@@ -204,11 +204,17 @@ final class ZkParticipant {
 					children = recover(lockPath);
 				}
 				else {
+					// Nothing sent where the entry may not have a node (a semaphore's
+					// lease off its guard's session)
+					this.entry.checkSession(this.ops.sessionId());
 					children = create(lockPath);
 				}
 				if (!(this.node instanceof Owned owned)) {
 					continue;
 				}
+				// Nor held: a create sent as the client moved to a new session lands on
+				// it
+				this.entry.checkSession(owned.stat().getEphemeralOwner());
 				this.connectionLosses = 0;
 				Lease lease = holdOrWait(lockPath, children, owned);
 				if (lease != null) {

@@ -2,6 +2,8 @@ package dev.zklock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -9,13 +11,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.recipes.locks.Revoker;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -61,7 +67,93 @@ class RevocationTests {
 		finally {
 			curator.release();
 		}
-		assertThat(this.zk.newRegistry().requestRevocation("theirs")).as("nobody holds").isEmpty();
+		assertThatExceptionOfType(RevocationRefusedException.class)
+			.isThrownBy(() -> this.zk.newRegistry().requestRevocation("theirs"))
+			.as("nobody holds")
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(RevocationRefusedException.Reason.NOT_HELD))
+			.withMessageContaining("'theirs'")
+			.withMessageContaining("nobody holds it");
+	}
+
+	@Test
+	void aKeyNobodyEverUsedIsRefused() throws Exception {
+		assertThatExceptionOfType(RevocationRefusedException.class)
+			.isThrownBy(() -> this.zk.newRegistry().requestRevocation("never"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(RevocationRefusedException.Reason.NOT_HELD))
+			.withMessage("Revocation of lock 'never' (ZooKeeper path /locks/never) refused, nothing written: "
+					+ "nobody holds it");
+		assertThat(this.zk.children("/locks")).doesNotContain("never");
+	}
+
+	/**
+	 * A semaphore's key holds its leases and guard under the path: neither is a lock
+	 * node, and neither may be written a request, nor any lease under them.
+	 */
+	@Test
+	void aSemaphoreKeyIsRefusedAndNothingIsWritten() throws Exception {
+		ZkSemaphore ours = this.zk.newRegistry().obtainSemaphore("pool", 3);
+		ZkLease first = ours.acquire(Duration.ofSeconds(10));
+		ZkLease second = ours.acquire(Duration.ofSeconds(10));
+		Lease curators = new InterProcessSemaphoreV2(this.zk.newClient(), "/locks/pool", 3).acquire(10,
+				TimeUnit.SECONDS);
+		Map<String, Stat> before = stats("/locks/pool");
+		assertThat(before).containsKeys("/locks/pool/leases", "/locks/pool/locks").hasSizeGreaterThan(4);
+		assertThatExceptionOfType(RevocationRefusedException.class)
+			.isThrownBy(() -> this.zk.newRegistry().requestRevocation("pool"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(RevocationRefusedException.Reason.NOT_A_LOCK))
+			.withMessageContaining("'pool'")
+			.withMessageContaining("/locks/pool")
+			.withMessageContaining("not a revocable lock")
+			.withMessageContaining("semaphore");
+		assertThat(stats("/locks/pool")).as("every node as it was").isEqualTo(before);
+		assertThat(first.state()).isEqualTo(LeaseState.HELD);
+		first.release();
+		second.release();
+		curators.close();
+	}
+
+	/**
+	 * A key used as a semaphore and as a lock at once: the lock's holder is asked, the
+	 * semaphore's nodes are left alone.
+	 */
+	@Test
+	void onlyTheLockNodesOfAKeyAlsoUsedAsASemaphoreAreAsked() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLease permit = registry.obtainSemaphore("both", 2).acquire(Duration.ofSeconds(10));
+		ZkLock lock = registry.obtain("both");
+		lock.lock();
+		CountDownLatch told = new CountDownLatch(1);
+		lock.onRevocationRequested(told::countDown);
+		try {
+			Map<String, Stat> semaphore = stats("/locks/both/leases");
+			semaphore.putAll(stats("/locks/both/locks"));
+			List<String> asked = this.zk.newRegistry().requestRevocation("both");
+			assertThat(asked).singleElement().asString().startsWith("/locks/both/_c_").contains("lock-");
+			Map<String, Stat> after = stats("/locks/both/leases");
+			after.putAll(stats("/locks/both/locks"));
+			assertThat(after).isEqualTo(semaphore);
+			assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			lock.unlock();
+			permit.release();
+		}
+	}
+
+	/**
+	 * Every node under a path, the path's own included, with its stat.
+	 */
+	private Map<String, Stat> stats(String path) throws Exception {
+		return stats(this.zk.newClient(), path);
+	}
+
+	private static Map<String, Stat> stats(CuratorFramework client, String path) throws Exception {
+		Map<String, Stat> stats = new TreeMap<>();
+		stats.put(path, client.checkExists().forPath(path));
+		for (String child : client.getChildren().forPath(path)) {
+			stats.putAll(stats(client, path + "/" + child));
+		}
+		return stats;
 	}
 
 	@Test

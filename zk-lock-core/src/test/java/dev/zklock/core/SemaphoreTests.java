@@ -2,6 +2,7 @@ package dev.zklock.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,9 +12,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.zklock.core.faults.ServerSideExpiry;
+import dev.zklock.core.faults.ZkFaultProxy;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +33,12 @@ import static org.awaitility.Awaitility.await;
  */
 @Timeout(120)
 class SemaphoreTests {
+
+	/** How long the waits of the tests below are: far longer than {@link #PROMPTLY}. */
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	/** How soon a freed permit is taken, with room for a loaded machine. */
+	private static final Duration PROMPTLY = Duration.ofSeconds(5);
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
@@ -122,6 +135,107 @@ class SemaphoreTests {
 		lease.release();
 		lease.release();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/one/leases")).isEmpty());
+	}
+
+	/**
+	 * Curator's X holds every permit; our registry waits for one, holding the guard; a
+	 * Curator client C queues for the guard. With {@code expire}, our session is closed
+	 * on the server while our client is cut off, C takes the guard and adds its lease,
+	 * and only then does our client learn of it. When X returns a permit, somebody must
+	 * take it at once: a lease added without the guard, behind C's, would leave both
+	 * waiting, C by Curator's count of all leases and ours by its place, until a wait ran
+	 * out.
+	 */
+	@ParameterizedTest(name = "{0} permits, session expired: {1}")
+	@CsvSource({ "1, true", "2, true", "1, false", "2, false" })
+	void aFreedPermitIsTakenAtOnceWhenCuratorClientsQueueOnTheGuard(int permits, boolean expire) throws Exception {
+		String path = "/locks/guarded";
+		CuratorFramework observer = this.zk.newClient();
+		InterProcessSemaphoreV2 x = new InterProcessSemaphoreV2(this.zk.newClient(), path, permits);
+		Collection<Lease> xLeases = x.acquire(permits, 10, TimeUnit.SECONDS);
+		assertThat(xLeases).hasSize(permits);
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework ourClient = this.zk.newClient(proxy.connectString());
+		ZkSemaphore ours = this.zk.newRegistry(ourClient).obtainSemaphore("guarded", permits);
+		CompletableFuture<ZkLease> ourWait = CompletableFuture.supplyAsync(() -> ours.acquire(WAIT));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children(path + "/leases").size() == permits + 1);
+		InterProcessSemaphoreV2 c = new InterProcessSemaphoreV2(this.zk.newClient(), path, permits);
+		CompletableFuture<Lease> theirWait = CompletableFuture.supplyAsync(() -> {
+			try {
+				return c.acquire(WAIT.toSeconds(), TimeUnit.SECONDS);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children(path + "/locks").size() == 2);
+		if (expire) {
+			long session = ourClient.getZookeeperClient().getZooKeeper().getSessionId();
+			byte[] password = ourClient.getZookeeperClient().getZooKeeper().getSessionPasswd();
+			// Cut off, our client cannot hear of the expiry before C has taken the guard
+			proxy.refuse(true);
+			assertThat(ServerSideExpiry.expire(this.zk.connectString(), session, password,
+					(int) InProcessZooKeeper.SESSION_TIMEOUT.toMillis(), Duration.ofSeconds(10), () -> {
+					}))
+				.isEqualTo(session);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> ownersOf(observer, path + "/leases").size() == permits + 1
+						&& !ownersOf(observer, path + "/leases").contains(session)
+						&& ownersOf(observer, path + "/locks").size() == 1);
+			proxy.refuse(false);
+			// Back on a new session, ours queues again: for the guard, or (before the
+			// fix)
+			// for a permit, with a lease behind C's
+			await().atMost(Duration.ofSeconds(20)).until(() -> {
+				long now = ourClient.getZookeeperClient().getZooKeeper().getSessionId();
+				return now != session && (ownersOf(observer, path + "/locks").contains(now)
+						|| ownersOf(observer, path + "/leases").contains(now));
+			});
+		}
+		assertThat(ourWait).isNotDone();
+		assertThat(theirWait).isNotDone();
+		long returned = System.nanoTime();
+		x.returnLease(xLeases.iterator().next());
+		await("somebody takes the permit returned").atMost(PROMPTLY)
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> ourWait.isDone() || theirWait.isDone());
+		Duration taken = Duration.ofNanos(System.nanoTime() - returned);
+		assertThat(taken).isLessThan(PROMPTLY);
+		// Then the other, as permits come back
+		boolean oursFirst = ourWait.isDone();
+		if (oursFirst) {
+			ourWait.get().release();
+		}
+		else {
+			c.returnLease(theirWait.get());
+		}
+		x.returnAll(xLeases.stream().skip(1).toList());
+		if (oursFirst) {
+			c.returnLease(theirWait.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+		}
+		else {
+			ZkLease ourLease = ourWait.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(ourLease.state()).isEqualTo(LeaseState.HELD);
+			ourLease.release();
+		}
+		eventually().untilAsserted(() -> assertThat(this.zk.children(path + "/leases")).isEmpty());
+	}
+
+	/**
+	 * The sessions that own a path's children.
+	 */
+	private static List<Long> ownersOf(CuratorFramework observer, String path) throws Exception {
+		List<Long> owners = new ArrayList<>();
+		if (observer.checkExists().forPath(path) == null) {
+			return owners;
+		}
+		for (String child : observer.getChildren().forPath(path)) {
+			Stat stat = observer.checkExists().forPath(path + "/" + child);
+			if (stat != null) {
+				owners.add(stat.getEphemeralOwner());
+			}
+		}
+		return owners;
 	}
 
 	@Test

@@ -39,6 +39,32 @@ public final class ClientWatchers {
 		return count(zooKeeper.getWatchManager().getExistWatches());
 	}
 
+	/**
+	 * Whether a watcher is registered through {@code getChildren} on one path.
+	 * @param zooKeeper the client
+	 * @param serverPath the path, as the server knows it
+	 * @return whether the client keeps a child watch on it
+	 */
+	public static boolean childWatched(ZooKeeper zooKeeper, String serverPath) {
+		Map<String, Set<Watcher>> watches = zooKeeper.getWatchManager().getChildWatches();
+		synchronized (watches) {
+			return watches.containsKey(serverPath);
+		}
+	}
+
+	/**
+	 * Whether a watcher is registered through {@code getData} on one path.
+	 * @param zooKeeper the client
+	 * @param serverPath the path, as the server knows it
+	 * @return whether the client keeps a data watch on it
+	 */
+	public static boolean dataWatched(ZooKeeper zooKeeper, String serverPath) {
+		Map<String, Set<Watcher>> watches = zooKeeper.getWatchManager().getDataWatches();
+		synchronized (watches) {
+			return watches.containsKey(serverPath);
+		}
+	}
+
 	private static int count(Map<String, Set<Watcher>> watches) {
 		synchronized (watches) {
 			return watches.values().stream().mapToInt(Set::size).sum();

@@ -1,6 +1,7 @@
 package dev.zklock.core.faults;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -17,17 +18,21 @@ import dev.zklock.core.LeaseState;
 
 /**
  * Every critical section the fault checker's participants entered, and what was known
- * about each while it ran, checked afterwards.
+ * about each while it ran, checked afterwards: an exclusive hold, a read or a write hold
+ * of a read/write lock, or a permit of a semaphore of a known number of permits.
  *
  * <p>
  * A hold is <em>compromised</em> from the moment its holder could no longer be sure it
  * held: its lease left {@code HELD} (as the engine reported it), its connection was
  * suspended (for a plain Curator mutex, which keeps no lease state), or the checker
- * itself expired its session. Two holds of one key that overlap are a <em>violation</em>
- * unless one of them was compromised before the overlap ended: ZooKeeper tells an old
- * holder of its loss only after the server deleted its node, and that window is what
- * fencing tokens are for. Tokens must never go back: among holds that were never
- * compromised, one that starts after another carries a token at least as large.
+ * itself expired its session. Two holds of one key that overlap, unless both are reads,
+ * are a <em>violation</em> unless one of them was compromised before the overlap ended:
+ * ZooKeeper tells an old holder of its loss only after the server deleted its node, and
+ * that window is what fencing tokens are for. A semaphore of N permits is the same with N
+ * + 1 holds for two: N + 1 holds of its key at once are a violation unless one of them
+ * was compromised before the first of them ended. Tokens must never go back: among
+ * exclusive and write holds that were never compromised, one that starts after another
+ * carries a token at least as large.
  */
 final class HoldLog {
 
@@ -47,11 +52,40 @@ final class HoldLog {
 	/** What the chaos did and when, for reading a violation against. */
 	private final Queue<String> events = new ConcurrentLinkedQueue<>();
 
+	/** The permits of each semaphore key. */
+	private final Map<String, Integer> permits = new ConcurrentHashMap<>();
+
+	/**
+	 * What a hold is.
+	 */
+	enum Kind {
+
+		/** A hold of an exclusive lock: nobody else holds the key meanwhile. */
+		EXCLUSIVE,
+
+		/** A read hold of a read/write lock: only other reads hold the key meanwhile. */
+		READ,
+
+		/** A write hold of a read/write lock: nobody else holds the key meanwhile. */
+		WRITE,
+
+		/** A permit of a semaphore: at most its permits hold the key at once. */
+		PERMIT
+
+	}
+
+	/**
+	 * Note that a key is a semaphore's, of so many permits.
+	 */
+	void permits(String key, int permits) {
+		this.permits.put(key, permits);
+	}
+
 	/**
 	 * Start recording a hold that began now.
 	 */
-	Hold enter(String participant, String key) {
-		Hold hold = new Hold(participant, key, System.nanoTime());
+	Hold enter(String participant, String key, Kind kind) {
+		Hold hold = new Hold(participant, key, kind, System.nanoTime());
 		this.active.computeIfAbsent(participant, (p) -> ConcurrentHashMap.newKeySet()).add(hold);
 		if (this.inDoubt.containsKey(participant)) {
 			hold.compromise(hold.entered);
@@ -141,6 +175,15 @@ final class HoldLog {
 		return this.holds.stream().filter((hold) -> hold.participant.startsWith(participantPrefix)).count();
 	}
 
+	/**
+	 * How many holds of a kind participants whose name starts so recorded.
+	 */
+	long countOf(String participantPrefix, Kind kind) {
+		return this.holds.stream()
+			.filter((hold) -> hold.kind == kind && hold.participant.startsWith(participantPrefix))
+			.count();
+	}
+
 	int size() {
 		return this.holds.size();
 	}
@@ -154,16 +197,19 @@ final class HoldLog {
 			byKey.computeIfAbsent(hold.key, (k) -> new ArrayList<>()).add(hold);
 		}
 		Verdict verdict = new Verdict();
-		for (List<Hold> keyHolds : byKey.values()) {
+		for (Map.Entry<String, List<Hold>> entry : byKey.entrySet()) {
+			List<Hold> keyHolds = entry.getValue();
 			keyHolds.sort(Comparator.comparingLong((Hold hold) -> hold.entered));
+			Integer permits = this.permits.get(entry.getKey());
 			long highestToken = Long.MIN_VALUE;
 			Hold highest = null;
 			// The holds entered before the current one and not yet exited when it entered
 			PriorityQueue<Hold> open = new PriorityQueue<>(Comparator.comparingLong((Hold hold) -> hold.exited));
 			for (Hold later : keyHolds) {
-				// Among holds that kept their lease throughout; a compromised one may
-				// carry a stale token, which is what fencing exists to reject
-				if (later.token >= 0 && later.compromisedAt.get() == Long.MAX_VALUE) {
+				// Among exclusive holds that kept their lease throughout; a compromised
+				// one may carry a stale token, which is what fencing exists to reject
+				if (later.kind != Kind.READ && later.kind != Kind.PERMIT && later.token >= 0
+						&& later.compromisedAt.get() == Long.MAX_VALUE) {
 					if (later.token < highestToken) {
 						verdict.regressions.add(highest + " then " + later);
 					}
@@ -175,8 +221,15 @@ final class HoldLog {
 				while (!open.isEmpty() && open.peek().exited <= later.entered) {
 					open.poll();
 				}
-				for (Hold earlier : open) {
-					overlap(verdict, earlier, later);
+				if (permits != null) {
+					overCapacity(verdict, permits, open, later);
+				}
+				else {
+					for (Hold earlier : open) {
+						if (earlier.kind != Kind.READ || later.kind != Kind.READ) {
+							overlap(verdict, earlier, later);
+						}
+					}
 				}
 				open.add(later);
 			}
@@ -200,6 +253,36 @@ final class HoldLog {
 	}
 
 	/**
+	 * Whether {@code later} enters a semaphore's key while {@code permits} others hold
+	 * it: a violation if some {@code permits} of them and {@code later} were none of them
+	 * compromised before the first of those ends. For one permit, this is
+	 * {@link #overlap}'s rule.
+	 */
+	private static void overCapacity(Verdict verdict, int permits, Collection<Hold> open, Hold later) {
+		if (open.size() < permits) {
+			return;
+		}
+		List<Hold> together = new ArrayList<>(open);
+		together.add(later);
+		// Try each hold's exit as the end of the time all of a group hold together: the
+		// group is every hold that lasts that long and is not compromised by then
+		for (Hold first : together) {
+			long end = first.exited;
+			if (end > later.exited || first.compromisedAt.get() <= end || later.compromisedAt.get() <= end) {
+				continue;
+			}
+			List<Hold> group = together.stream()
+				.filter((hold) -> hold.exited >= end && hold.compromisedAt.get() > end)
+				.toList();
+			if (group.size() > permits) {
+				verdict.violations.add(group.size() + " holds of " + permits + " permits at once: " + group);
+				return;
+			}
+		}
+		verdict.fenced++;
+	}
+
+	/**
 	 * One critical section.
 	 */
 	static final class Hold {
@@ -207,6 +290,8 @@ final class HoldLog {
 		final String participant;
 
 		final String key;
+
+		final Kind kind;
 
 		final long entered;
 
@@ -223,9 +308,10 @@ final class HoldLog {
 		/** When the holder itself learned it may no longer hold. */
 		final AtomicLong noticedAt = new AtomicLong(Long.MAX_VALUE);
 
-		Hold(String participant, String key, long entered) {
+		Hold(String participant, String key, Kind kind, long entered) {
 			this.participant = participant;
 			this.key = key;
+			this.kind = kind;
 			this.entered = entered;
 		}
 
@@ -241,8 +327,8 @@ final class HoldLog {
 		@Override
 		public String toString() {
 			long compromised = this.compromisedAt.get();
-			return "[" + this.participant + " key " + this.key + " token " + this.token + " entered "
-					+ TimeUnit.NANOSECONDS.toMicros(this.entered) + " us exited +"
+			return "[" + this.participant + " " + this.kind.name().toLowerCase() + " " + this.key + " token "
+					+ this.token + " entered " + TimeUnit.NANOSECONDS.toMicros(this.entered) + " us exited +"
 					+ TimeUnit.NANOSECONDS.toMicros(this.exited - this.entered) + " us " + this.entryState + "->"
 					+ this.exitState
 					+ ((compromised != Long.MAX_VALUE)

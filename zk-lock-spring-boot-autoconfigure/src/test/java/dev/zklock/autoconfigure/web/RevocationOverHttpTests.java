@@ -14,6 +14,10 @@ import java.util.concurrent.TimeUnit;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.LockContext;
 import dev.zklock.core.InProcessZooKeeper;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,9 +70,37 @@ class RevocationOverHttpTests {
 			assertThat(jobs.optedOutHolds().await(20, TimeUnit.SECONDS)).isTrue();
 			assertThat((List<?>) HttpProbe.json(delete(context, "/actuator/zklocks/audit")).get("asked")).hasSize(1);
 			assertThat(optedOut.get(20, TimeUnit.SECONDS)).isEqualTo("ran to its end, interrupted: false");
-			assertThat((List<?>) HttpProbe.json(delete(context, "/actuator/zklocks/audit")).get("asked"))
-				.as("nobody holds it now")
-				.isEmpty();
+			HttpResponse<String> nobody = delete(context, "/actuator/zklocks/audit");
+			assertThat(nobody.statusCode()).as("nobody holds it now").isEqualTo(404);
+			assertThat(HttpProbe.json(nobody)).containsEntry("key", "audit")
+				.containsEntry("reason", "NOT_HELD")
+				.hasEntrySatisfying("message",
+						(message) -> assertThat(message).asString().contains("'audit'").contains("nobody holds it"));
+		}
+	}
+
+	@Test
+	void aSemaphoreKeyIsRefusedWithItsReasonAndNothingIsWritten() throws Exception {
+		try (ConfigurableApplicationContext context = start("zklock.endpoint.revocation-enabled=true")) {
+			CuratorFramework client = this.zk.newClient();
+			InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, "/locks/pool", 2);
+			Lease lease = semaphore.acquire(10, TimeUnit.SECONDS);
+			String leasePath = "/locks/pool/leases/" + client.getChildren().forPath("/locks/pool/leases").get(0);
+			Stat leases = client.checkExists().forPath("/locks/pool/leases");
+			Stat held = client.checkExists().forPath(leasePath);
+			HttpResponse<String> response = delete(context, "/actuator/zklocks/pool");
+			assertThat(response.statusCode()).isEqualTo(409);
+			assertThat(HttpProbe.json(response)).containsEntry("key", "pool")
+				.containsEntry("path", "/locks/pool")
+				.containsEntry("reason", "NOT_A_LOCK")
+				.hasEntrySatisfying("message",
+						(message) -> assertThat(message).asString()
+							.contains("'pool'")
+							.contains("not a revocable lock")
+							.contains("semaphore"));
+			assertThat(client.checkExists().forPath("/locks/pool/leases")).isEqualTo(leases);
+			assertThat(client.checkExists().forPath(leasePath)).isEqualTo(held);
+			semaphore.returnLease(lease);
 		}
 	}
 
