@@ -244,23 +244,23 @@ final class SessionTracker implements ConnectionStateListener {
 	 * the connection's state, since when, and the connect string.
 	 */
 	String notConnected() {
-		String connectString = this.client.getZookeeperClient().getCurrentConnectionString();
+		String connectString = "connect string " + this.client.getZookeeperClient().getCurrentConnectionString();
 		Instant down = this.downSince;
 		String since = (down != null) ? " since " + TIME.format(down) : "";
 		if (!this.everConnected) {
-			return "not connected: " + NEVER_CONNECTED + ", the client has not connected to ZooKeeper" + since
-					+ " (connect string " + connectString + ")";
+			return "not connected: " + NEVER_CONNECTED + ", the client has not connected to ZooKeeper" + since + "; "
+					+ connectString;
 		}
 		ConnectionState state = this.status.state();
 		if (state == ConnectionState.LOST) {
 			return "not connected: the session was LOST, the connection down" + since
-					+ ", and the client is reconnecting on a new session (connect string " + connectString + ")";
+					+ ", and the client is reconnecting on a new session; " + connectString;
 		}
 		if (state == ConnectionState.SUSPENDED || state == ConnectionState.READ_ONLY) {
-			return "not connected: the connection is " + state + since + " (connect string " + connectString + ")";
+			return "not connected: the connection is " + state + since + "; " + connectString;
 		}
 		// Down, and Curator has not said so yet
-		return "not connected: the connection is down (connect string " + connectString + ")";
+		return "not connected: the connection is down; " + connectString;
 	}
 
 	private static String locks(List<Change> changes, String state) {
