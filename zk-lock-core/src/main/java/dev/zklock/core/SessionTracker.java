@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>
  * A client that has never connected has no session to suspend or lose: Curator reports
- * {@code SUSPENDED} at its first failed attempt and {@code LOST} once the session timeout
- * has passed, but the status stays "never connected" ({@code null}) until a first
+ * {@code SUSPENDED} once its connection timeout has passed and {@code LOST} a session
+ * timeout later, but the status stays "never connected" ({@code null}) until a first
  * connection, and the log says so ({@value #NEVER_CONNECTED}).
  */
 final class SessionTracker implements ConnectionStateListener {
