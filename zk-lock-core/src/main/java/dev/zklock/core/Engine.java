@@ -108,15 +108,27 @@ final class Engine {
 	 * {@code driver} says, and publish it through {@code install} while its session is
 	 * the client's: a node granted on a session that has just ended is deleted and the
 	 * attempt starts over.
+	 * <p>
+	 * A timed wait ({@code waitForOthers}) holds everything to the caller's deadline:
+	 * round trips, and a lost connection, which it waits for while time is left. A single
+	 * attempt (a zero wait) waits for no one: it fails at once, with
+	 * {@link LockAcquisitionException.Reason#NOT_CONNECTED NOT_CONNECTED} naming the
+	 * connection's state, if the client is not connected when it starts; connected, its
+	 * create and list need ZooKeeper's replies, which it waits for up to the client's
+	 * connection timeout, the bound Curator puts on getting a connection, also across a
+	 * connection lost during the attempt.
 	 * @return the lease, published
 	 */
 	Lease acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts, Consumer<Lease> install) throws AcquireFailure, InterruptedException {
+		if (!waitForOthers && !this.ops.isConnected()) {
+			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.sessions.notConnected(), null);
+		}
 		Deadline zkDeadline = waitForOthers ? deadline
 				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		while (true) {
-			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, entry, lockPath, driver, zkDeadline,
-					waitForOthers, interrupts)
+			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
+					zkDeadline, waitForOthers, interrupts)
 				.acquire();
 			if (this.sessions.publish(entry, lease, () -> install.accept(lease))) {
 				return lease;

@@ -368,6 +368,7 @@ final class LockEntry extends TableEntry {
 		finally {
 			this.mutex.unlock();
 		}
+		deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY, "queued behind another holder in this JVM");
 		settleUnwatched();
 		while (!waiter.granted) {
 			long remaining = deadline.remainingNanos();

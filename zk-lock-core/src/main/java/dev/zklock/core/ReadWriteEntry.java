@@ -118,18 +118,30 @@ final class ReadWriteEntry extends TableEntry {
 		Thread current = Thread.currentThread();
 		this.blocked.add(current);
 		try {
+			boolean queued = false;
 			while (true) {
 				if (this.closed) {
 					throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
 				}
 				try {
-					if (wait && deadline.isInfinite()) {
+					if (!queued) {
+						// A timed try, even of zero, keeps the fair order that tryLock()
+						// would skip
+						if (lock.tryLock(0, TimeUnit.NANOSECONDS)) {
+							return true;
+						}
+						queued = true;
+						deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY,
+								"queued behind another holder in this JVM");
+						if (!wait) {
+							return false;
+						}
+					}
+					if (deadline.isInfinite()) {
 						lock.lockInterruptibly();
 						return true;
 					}
-					// A timed try, even of zero, keeps the fair order that tryLock()
-					// would skip
-					return lock.tryLock(wait ? Math.max(0, deadline.remainingNanos()) : 0, TimeUnit.NANOSECONDS);
+					return lock.tryLock(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
 				}
 				catch (InterruptedException ex) {
 					if (this.closed) {
@@ -190,6 +202,8 @@ final class ReadWriteEntry extends TableEntry {
 					if (!counted) {
 						this.joining++;
 						counted = true;
+						deadline.queuedBehind(LockAcquisitionException.Reason.HELD_REMOTELY,
+								"waiting with this JVM's other readers for their read node");
 					}
 					try {
 						if (deadline.isInfinite()) {

@@ -144,11 +144,18 @@ final class SemaphoreEngine {
 	}
 
 	/**
-	 * How many permits are free, by the number of leases in ZooKeeper.
+	 * How many permits are free, by the number of leases in ZooKeeper. Nobody gave a
+	 * wait: the list is bounded by the client's connection timeout, and fails at once if
+	 * the client is not connected, as a single attempt does.
 	 */
 	int availablePermits(String key, String path, int permits) {
 		String leases = ZKPaths.makePath(path, LEASES);
 		long timeout = this.engine.ops.connectionTimeoutMs();
+		if (!this.engine.ops.isConnected()) {
+			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.engine.sessions.notConnected(),
+					null)
+				.toException(key, path, Duration.ZERO);
+		}
 		try {
 			List<String> children = this.engine.ops.getChildren(leases, null).get(timeout, TimeUnit.MILLISECONDS);
 			return Math.max(0, permits - children.size());

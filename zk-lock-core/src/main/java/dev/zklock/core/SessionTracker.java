@@ -35,10 +35,19 @@ import org.slf4j.LoggerFactory;
  * Each state change is logged once, with the connect string, since when the connection is
  * down and what it means for the locks held: one line, not one per lock, so that an
  * outage reads the same with one lock held or a thousand.
+ *
+ * <p>
+ * A client that has never connected has no session to suspend or lose: Curator reports
+ * {@code SUSPENDED} once its connection timeout has passed and {@code LOST} a session
+ * timeout later, but the status stays "never connected" ({@code null}) until a first
+ * connection, and the log says so ({@value #NEVER_CONNECTED}).
  */
 final class SessionTracker implements ConnectionStateListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(SessionTracker.class);
+
+	/** The state of a client that has not connected since the registry was created. */
+	static final String NEVER_CONNECTED = "NEVER_CONNECTED";
 
 	/** Keys named in a state change's line; the rest are counted. */
 	private static final int KEYS_NAMED = 5;
@@ -64,8 +73,17 @@ final class SessionTracker implements ConnectionStateListener {
 	/** The session Curator last reported lost; 0 if none. Guarded by lock. */
 	private long lostSession;
 
-	/** When the connection went down, null while it is up. Guarded by lock. */
-	private @Nullable Instant downSince;
+	/**
+	 * When the connection went down (or, never connected, when the registry was created),
+	 * null while it is up. Written under lock.
+	 */
+	private volatile @Nullable Instant downSince;
+
+	/**
+	 * Whether the client has had a session since the registry was created (or before, if
+	 * it had one then). Written under lock.
+	 */
+	private volatile boolean everConnected;
 
 	SessionTracker(CuratorFramework client, ZkOps ops, Supplier<Iterable<TableEntry>> entries,
 			ZkLockListeners listeners) {
@@ -79,8 +97,12 @@ final class SessionTracker implements ConnectionStateListener {
 			// applied after
 			client.getConnectionStateListenable().addListener(this);
 			boolean connected = client.getZookeeperClient().isConnected();
-			this.status = new ConnectionStatus(connected ? ConnectionState.CONNECTED : null, Instant.now());
+			Instant now = Instant.now();
+			this.status = new ConnectionStatus(connected ? ConnectionState.CONNECTED : null, now);
 			this.connectedSession = connected ? ops.sessionId() : 0;
+			// A handle that is down but has a session id had a connection before
+			this.everConnected = connected || ops.sessionId() != 0;
+			this.downSince = connected ? null : now;
 		}
 		finally {
 			this.lock.unlock();
@@ -104,9 +126,15 @@ final class SessionTracker implements ConnectionStateListener {
 		Set<TableEntry> changed = new LinkedHashSet<>();
 		Instant now = Instant.now();
 		@Nullable Instant wasDownSince;
+		boolean neverConnected;
 		this.lock.lock();
 		try {
-			this.status = new ConnectionStatus(state, now);
+			neverConnected = !this.everConnected && !state.isConnected();
+			if (!neverConnected) {
+				// Never connected, the status stays so: no session was suspended or lost
+				this.status = new ConnectionStatus(state, now);
+				this.everConnected = true;
+			}
 			wasDownSince = this.downSince;
 			this.downSince = state.isConnected() ? null : ((wasDownSince != null) ? wasDownSince : now);
 			if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
@@ -135,7 +163,12 @@ final class SessionTracker implements ConnectionStateListener {
 			this.lock.unlock();
 		}
 		changed.forEach(TableEntry::leasesChanged);
-		logStateChange(state, (wasDownSince != null) ? wasDownSince : now, now, changes);
+		if (neverConnected) {
+			logNeverConnected(state, (wasDownSince != null) ? wasDownSince : now, now);
+		}
+		else {
+			logStateChange(state, wasDownSince, now, changes);
+		}
 		this.listeners.tell((listener) -> listener.connectionStateChanged(state), "the connection is " + state);
 		changes.forEach((change) -> tell(change));
 	}
@@ -145,8 +178,10 @@ final class SessionTracker implements ConnectionStateListener {
 	 * stack trace: the cause is the network or the server, and ZooKeeper's client has the
 	 * details at its own levels.
 	 */
-	private void logStateChange(ConnectionState state, Instant downSince, Instant now, List<Change> changes) {
+	private void logStateChange(ConnectionState state, @Nullable Instant wasDownSince, Instant now,
+			List<Change> changes) {
 		String connectString = this.client.getZookeeperClient().getCurrentConnectionString();
+		Instant downSince = (wasDownSince != null) ? wasDownSince : now;
 		switch (state) {
 			case SUSPENDED, READ_ONLY -> logger.warn("ZooKeeper connection {} (connect string {}) since {}; {}", state,
 					connectString, TIME.format(downSince), locks(changes, LeaseState.UNCERTAIN.name()));
@@ -161,15 +196,71 @@ final class SessionTracker implements ConnectionStateListener {
 				}
 			}
 			case RECONNECTED -> {
-				long tenths = Duration.between(downSince, now).toMillis() / 100;
 				List<Change> lost = changes.stream().filter((change) -> change.state() == LeaseState.LOST).toList();
 				String locks = lost.isEmpty() ? locks(changes, "HELD again")
 						: "on a new session; " + locks(lost, LeaseState.LOST.name());
-				logger.info("ZooKeeper connection RECONNECTED (connect string {}) after {}.{} s; {}", connectString,
-						tenths / 10, tenths % 10, locks);
+				logger.info("ZooKeeper connection RECONNECTED (connect string {}) after {}; {}", connectString,
+						seconds(downSince, now), locks);
 			}
-			case CONNECTED -> logger.info("ZooKeeper connection CONNECTED (connect string {})", connectString);
+			case CONNECTED -> {
+				if (wasDownSince != null) {
+					logger.info("ZooKeeper connection CONNECTED (connect string {}) after {} without one",
+							connectString, seconds(wasDownSince, now));
+				}
+				else {
+					logger.info("ZooKeeper connection CONNECTED (connect string {})", connectString);
+				}
+			}
 		}
+	}
+
+	/**
+	 * One line for Curator's {@code SUSPENDED} or {@code LOST} of a client that has never
+	 * connected: no session, so none is suspended or lost, and no lock is held.
+	 */
+	private void logNeverConnected(ConnectionState state, Instant downSince, Instant now) {
+		String connectString = this.client.getZookeeperClient().getCurrentConnectionString();
+		if (state == ConnectionState.LOST) {
+			logger.warn(
+					"ZooKeeper connection still {} (connect string {}) after {}: no session was ever "
+							+ "established, so none was lost; locks fail until ZooKeeper can be reached",
+					NEVER_CONNECTED, connectString, seconds(downSince, now));
+		}
+		else {
+			logger.warn(
+					"ZooKeeper connection {} (connect string {}) since {}: not connected yet; "
+							+ "locks fail until ZooKeeper can be reached",
+					NEVER_CONNECTED, connectString, TIME.format(downSince));
+		}
+	}
+
+	private static String seconds(Instant from, Instant to) {
+		long tenths = Duration.between(from, to).toMillis() / 100;
+		return tenths / 10 + "." + tenths % 10 + " s";
+	}
+
+	/**
+	 * What a caller that needs ZooKeeper now is told while the client is not connected:
+	 * the connection's state, since when, and the connect string.
+	 */
+	String notConnected() {
+		String connectString = "connect string " + this.client.getZookeeperClient().getCurrentConnectionString();
+		Instant down = this.downSince;
+		String since = (down != null) ? " since " + TIME.format(down) : "";
+		if (!this.everConnected) {
+			return "not connected: " + NEVER_CONNECTED + ", the client has not connected to ZooKeeper" + since + "; "
+					+ connectString;
+		}
+		ConnectionState state = this.status.state();
+		if (state == ConnectionState.LOST) {
+			return "not connected: the session was LOST, the connection down" + since
+					+ ", and the client is reconnecting on a new session; " + connectString;
+		}
+		if (state == ConnectionState.SUSPENDED || state == ConnectionState.READ_ONLY) {
+			return "not connected: the connection is " + state + since + "; " + connectString;
+		}
+		// Down, and Curator has not said so yet
+		return "not connected: the connection is down; " + connectString;
 	}
 
 	private static String locks(List<Change> changes, String state) {

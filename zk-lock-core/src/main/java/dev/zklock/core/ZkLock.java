@@ -28,7 +28,7 @@ public interface ZkLock extends Lock {
 
 	/**
 	 * Acquire the lock, waiting at most {@code wait}; {@link Duration#ZERO} makes one
-	 * attempt.
+	 * attempt, which fails at once while the client is not connected.
 	 * @param wait the longest time to wait
 	 * @throws LockAcquisitionException if the lock was not acquired, naming the reason
 	 */

@@ -370,15 +370,18 @@ public class ZkLockRegistry implements AutoCloseable {
 	/**
 	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue
 	 * order: the first holds the lock. Reads ZooKeeper: the child list, then every child
-	 * at once; the whole read is bounded by the client's connection timeout.
+	 * at once; the whole read is bounded by the client's connection timeout, and fails at
+	 * once if the client is not connected.
 	 * @param key the key
 	 * @return the participants, empty if none
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws KeeperException.ConnectionLossException if the client is not connected; the
+	 * message names the connection's state
 	 * @throws Exception if ZooKeeper refused the read
 	 */
 	public List<Participant> participants(String key) throws Exception {
 		String path = lockPath(key);
-		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
 			children = ZkParticipant
@@ -427,12 +430,13 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * path has no lock node (nobody holds the lock, or it is not a revocable lock), or
 	 * every holder released its node while it was asked
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws KeeperException.ConnectionLossException if the client is not connected
 	 * @throws Exception if ZooKeeper refused
 	 */
 	public List<String> requestRevocation(String key) throws Exception {
 		String path = lockPath(key);
 		String what = "requesting revocation of";
-		Deadline deadline = Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
 			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, what, key, path);
@@ -460,6 +464,39 @@ public class ZkLockRegistry implements AutoCloseable {
 					"its holders released it while they were asked");
 		}
 		return asked;
+	}
+
+	/**
+	 * The bound of a read nobody gave a wait for: the client's connection timeout, as for
+	 * the round trips of a single attempt. No request is sent while the client is not
+	 * connected: the read fails at once, as a single attempt does.
+	 */
+	private Deadline readDeadline() throws KeeperException.ConnectionLossException {
+		if (!this.engine.ops.isConnected()) {
+			throw new NotConnectedException(this.engine.sessions.notConnected());
+		}
+		return Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+	}
+
+	/**
+	 * ZooKeeper's exception for a request made without a connection, with a message that
+	 * names the connection's state.
+	 */
+	private static final class NotConnectedException extends KeeperException.ConnectionLossException {
+
+		private static final long serialVersionUID = 1L;
+
+		private final String state;
+
+		NotConnectedException(String state) {
+			this.state = state;
+		}
+
+		@Override
+		public String getMessage() {
+			return super.getMessage() + ": " + this.state;
+		}
+
 	}
 
 	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what,

@@ -112,6 +112,9 @@ final class ZkParticipant {
 
 	private final boolean waitForHolder;
 
+	/** Names the connection state when the wait fails for want of a connection. */
+	private final SessionTracker sessions;
+
 	private final Interrupts interrupts;
 
 	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
@@ -132,11 +135,21 @@ final class ZkParticipant {
 	/** What the attempt waits for now: the reason given if the deadline passes. */
 	private String awaiting = "";
 
+	/**
+	 * Since when, in {@link System#nanoTime()}, the attempt has waited on ZooKeeper alone
+	 * (replies, the connection) rather than behind another holder: since it began, which
+	 * is when the local queue let it go, or since it last learned it is queued behind
+	 * another participant. What the deadline weighs when it passes here
+	 * ({@link Deadline#ranOut}).
+	 */
+	private long zooKeeperSince = System.nanoTime();
+
 	private int connectionLosses;
 
-	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, TableEntry entry, String lockPath,
-			LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
+	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, SessionTracker sessions, TableEntry entry,
+			String lockPath, LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
+		this.sessions = sessions;
 		this.reaper = reaper;
 		this.watches = watches;
 		this.entry = entry;
@@ -222,7 +235,7 @@ final class ZkParticipant {
 				}
 			}
 			catch (TimeoutException ex) {
-				throw timedOut();
+				throw ranOut(null);
 			}
 			catch (KeeperException.NoNodeException ex) {
 				// The lock path is gone (never made, or reaped once empty), and our node
@@ -466,6 +479,7 @@ final class ZkParticipant {
 			throw new AcquireFailure(Reason.HELD_REMOTELY,
 					(blocker == LockDriver.WATCH_CHILDREN) ? ALL_TAKEN : holderDetail(), null);
 		}
+		queuedBehind((blocker == LockDriver.WATCH_CHILDREN) ? ALL_TAKEN : holderDetail());
 		if (blocker == LockDriver.WATCH_CHILDREN) {
 			awaitChildren(lockPath, children);
 		}
@@ -542,6 +556,8 @@ final class ZkParticipant {
 				catch (TimeoutException ex) {
 					throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
 				}
+				// Queued until now; the holder's owner, if read, is named from now on
+				queuedBehind(holderDetail());
 			}
 			return gone && ourRead != null && oursChanged != null && awaitReply(ourRead, "the read of our node") != null
 					&& !oursChanged.isDone() && isRecent(ourReadSent);
@@ -584,6 +600,7 @@ final class ZkParticipant {
 		catch (TimeoutException ex) {
 			throw new AcquireFailure(Reason.HELD_REMOTELY, ALL_TAKEN, null);
 		}
+		queuedBehind(ALL_TAKEN);
 	}
 
 	/**
@@ -594,6 +611,15 @@ final class ZkParticipant {
 	private String holderDetail() {
 		return "holder " + this.lastHolder
 				+ ((this.lastHolderOwner != null) ? ", owned by " + this.lastHolderOwner : "");
+	}
+
+	/**
+	 * Note that our node is queued behind another participant's as of now: the stretch on
+	 * ZooKeeper alone starts again.
+	 */
+	private void queuedBehind(String detail) {
+		this.deadline.queuedBehind(Reason.HELD_REMOTELY, detail);
+		this.zooKeeperSince = System.nanoTime();
 	}
 
 	/**
@@ -680,18 +706,26 @@ final class ZkParticipant {
 			}
 			long remaining = this.deadline.remainingNanos();
 			if (remaining <= 0) {
-				throw new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), cause);
+				throw ranOut(cause);
 			}
 			LockSupport.parkNanos(this, Math.min(remaining, CONNECTION_POLL_NANOS));
 			checkInterrupt();
 		}
 	}
 
-	private AcquireFailure timedOut() {
-		if (!this.ops.isConnected()) {
-			return new AcquireFailure(Reason.NOT_CONNECTED, "connect string " + this.ops.connectString(), null);
-		}
-		return new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, null);
+	/**
+	 * Why the attempt failed when its deadline passed while it waited on ZooKeeper alone:
+	 * for a reply, or for the connection. {@code NO_REPLY} only on a connected client
+	 * (Curator's view and the handle's agree), {@code NOT_CONNECTED}, naming the
+	 * connection's state, only on one that is not; and either only if the wait was not
+	 * used mostly by the holders it was queued behind ({@link Deadline#ranOut}).
+	 */
+	private AcquireFailure ranOut(@Nullable Exception cause) {
+		boolean connected = this.ops.isConnected() && this.ops.isHandleConnected();
+		AcquireFailure zooKeeper = connected
+				? new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, cause)
+				: new AcquireFailure(Reason.NOT_CONNECTED, this.sessions.notConnected(), cause);
+		return this.deadline.ranOut(zooKeeper, this.zooKeeperSince, connected ? this.awaiting : "a reconnect");
 	}
 
 	private <T extends @Nullable Object> T awaitReply(CompletableFuture<T> reply, String what) throws Exception {

@@ -32,9 +32,11 @@ public interface ZkSemaphore {
 	/**
 	 * Acquire a permit if one frees up within {@code wait}.
 	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
-	 * @return the lease, or {@code null} if every permit stayed taken
+	 * @return the lease, or {@code null} if every permit stayed taken, also when the wait
+	 * ran out during the round trip that followed its queueing
 	 * @throws LockAcquisitionException if the attempt failed for another reason than
-	 * taken permits: no connection, no reply, the registry closed
+	 * taken permits: no connection (at once for a zero wait), no reply for most of the
+	 * wait, the registry closed
 	 */
 	@Nullable ZkLease tryAcquire(Duration wait);
 
@@ -43,7 +45,7 @@ public interface ZkSemaphore {
 	 * when it returns.
 	 * @return the free permits, never negative
 	 * @throws LockAcquisitionException if ZooKeeper could not be read within the
-	 * connection timeout
+	 * connection timeout, or at once if the client is not connected
 	 */
 	int availablePermits();
 

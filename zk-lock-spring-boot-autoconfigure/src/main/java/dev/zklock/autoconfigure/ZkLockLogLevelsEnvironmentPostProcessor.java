@@ -26,6 +26,18 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * they reach Curator's unhandled-error listeners, and zk-lock's
  * ({@link CuratorUnhandledErrorLogger}) logs them.</li>
  * </ul>
+ * And the start-up chatter of a healthy client, all of it INFO, about 25 lines per start:
+ * <ul>
+ * <li>{@code org.apache.zookeeper.ZooKeeper}: {@code warn}. Its
+ * {@code Client environment:} dump (about 20 lines: class path, JVM, user, memory),
+ * {@code Initiating client
+ * connection} and {@code Session ... closed}.</li>
+ * <li>{@code org.apache.zookeeper.common.X509Util} and
+ * {@code org.apache.zookeeper.ClientCnxnSocket}: {@code warn}. The TLS defaults and
+ * {@code jute.maxbuffer}, at every start, TLS on or not.</li>
+ * <li>{@code org.apache.curator.framework.imps.EnsembleTracker}: {@code warn}.
+ * {@code New config event received} at each connect and reconnect.</li>
+ * </ul>
  * Nothing is contributed when {@code zklock.enabled=false}.
  *
  * @author zk-lock
@@ -40,7 +52,11 @@ final class ZkLockLogLevelsEnvironmentPostProcessor extends DefaultLogLevelsEnvi
 	static final Map<String, Object> LEVELS = Map.of("logging.level.org.apache.zookeeper.ClientCnxn", "error",
 			"logging.level.org.apache.zookeeper.client.StaticHostProvider", "off",
 			"logging.level.org.apache.curator.framework.state.ConnectionStateManager", "warn",
-			"logging.level.org.apache.curator.framework.imps.CuratorFrameworkImpl", "off");
+			"logging.level.org.apache.curator.framework.imps.CuratorFrameworkImpl", "off",
+			"logging.level.org.apache.zookeeper.ZooKeeper", "warn",
+			"logging.level.org.apache.zookeeper.common.X509Util", "warn",
+			"logging.level.org.apache.zookeeper.ClientCnxnSocket", "warn",
+			"logging.level.org.apache.curator.framework.imps.EnsembleTracker", "warn");
 
 	ZkLockLogLevelsEnvironmentPostProcessor() {
 		super(PROPERTY_SOURCE_NAME);

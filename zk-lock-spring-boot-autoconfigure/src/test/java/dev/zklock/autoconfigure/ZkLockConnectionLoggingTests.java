@@ -96,6 +96,49 @@ class ZkLockConnectionLoggingTests {
 		}
 	}
 
+	/**
+	 * The start-up INFO lines of the ZooKeeper client and Curator are quiet by default:
+	 * the client's environment dump (about 20 lines, logged once per JVM, by the first
+	 * client), {@code Initiating client connection}, the TLS defaults,
+	 * {@code jute.maxbuffer}, Curator's {@code New config event received} and the
+	 * session's {@code closed}.
+	 */
+	@Test
+	void startingGivesNoClientChatter(CapturedOutput output) throws Exception {
+		int port = freePort();
+		try (TestingServer server = new TestingServer(port, true)) {
+			int from = output.getOut().length();
+			try (ConfigurableApplicationContext context = application("zklock.connect-string=127.0.0.1:" + port)
+				.run()) {
+				ZkLock lock = context.getBean(ZkLockRegistry.class).obtain("started");
+				assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+				lock.unlock();
+			}
+			List<String> clientLines = output.getOut()
+				.substring(from)
+				.lines()
+				.filter((line) -> CLIENT_LINE.matcher(line).find())
+				.toList();
+			System.err.println("[measure] start, lock, stop: " + clientLines.size() + " client lines");
+			assertThat(clientLines)
+				.as("lines of zk-lock, Curator and ZooKeeper's client:%n%s", String.join("\n", clientLines))
+				.isEmpty();
+		}
+	}
+
+	@Test
+	void theApplicationsOwnLevelForTheClientWins(CapturedOutput output) throws Exception {
+		int port = freePort();
+		try (TestingServer server = new TestingServer(port, true);
+				ConfigurableApplicationContext context = application("zklock.connect-string=127.0.0.1:" + port,
+						"logging.level.org.apache.zookeeper.ZooKeeper=info")
+					.run()) {
+			assertThat(output.getOut())
+				.contains("INFO [org.apache.zookeeper.ZooKeeper] Initiating client connection, connectString=127.0.0.1:"
+						+ port);
+		}
+	}
+
 	@Test
 	void unresolvableHostGivesAFewLines(CapturedOutput output) throws Exception {
 		int from;

@@ -122,10 +122,12 @@ public @interface DistributedLock {
 	/**
 	 * What to do when the lock is busy (another thread or participant held it for the
 	 * whole wait): throw a {@link dev.zklock.core.LockAcquisitionException} (the
-	 * default), or skip the method. When ZooKeeper cannot be reached or does not answer
-	 * the lock is not busy but unavailable, and the exception is thrown whatever this
-	 * says, so that an outage is never mistaken for "another instance is running it".
-	 * Ignored when {@link #fallback()} is set.
+	 * default), or skip the method. {@link OnLocked#SKIP} also skips the method while
+	 * ZooKeeper cannot be reached or does not answer (the lock is unavailable), without
+	 * an exception: the outage is logged once per connection state change, and each skip
+	 * is counted apart ({@code outcome="skipped_unavailable"}), so that it is never
+	 * mistaken for "another instance is running it". With {@link OnLocked#THROW} an
+	 * unavailable lock is thrown, as a busy one. Ignored when {@link #fallback()} is set.
 	 * @return the policy
 	 */
 	OnLocked onLocked() default OnLocked.THROW;

@@ -92,8 +92,8 @@ public @interface DistributedSemaphore {
 	/**
 	 * What to do when every permit stayed taken for the whole wait: throw a
 	 * {@link dev.zklock.core.LockAcquisitionException} (the default), or skip the method,
-	 * as {@link DistributedLock#onLocked()}. An unreachable ZooKeeper is always thrown.
-	 * Ignored when {@link #fallback()} is set.
+	 * as {@link DistributedLock#onLocked()}, which also skips while ZooKeeper is
+	 * unavailable. Ignored when {@link #fallback()} is set.
 	 * @return the policy
 	 */
 	OnLocked onLocked() default OnLocked.THROW;

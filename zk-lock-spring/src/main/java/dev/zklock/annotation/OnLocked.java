@@ -23,6 +23,11 @@ public enum OnLocked {
 	 * scheduled job that runs on every instance, skipping is normal operation. Not
 	 * allowed on a method returning a primitive other than {@code void}, which has no
 	 * "nothing" to return.
+	 * <p>
+	 * While ZooKeeper is unavailable (not connected, or no reply within the wait) the
+	 * method is skipped too, rather than thrown at every call: logged at DEBUG, counted
+	 * with {@code outcome="skipped_unavailable"}; the outage itself is logged once per
+	 * connection state change by {@code dev.zklock.core.SessionTracker}.
 	 */
 	SKIP
 

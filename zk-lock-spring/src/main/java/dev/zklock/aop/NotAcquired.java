@@ -54,6 +54,13 @@ abstract sealed class NotAcquired {
 		return failure.getReason() == Reason.HELD_LOCALLY || failure.getReason() == Reason.HELD_REMOTELY;
 	}
 
+	/**
+	 * Whether ZooKeeper was not there for the wait: not connected, or no reply.
+	 */
+	static boolean isUnavailable(LockAcquisitionException failure) {
+		return failure.getReason() == Reason.NOT_CONNECTED || failure.getReason() == Reason.NO_REPLY;
+	}
+
 	private static final class Throw extends NotAcquired {
 
 		@Override
@@ -70,9 +77,10 @@ abstract sealed class NotAcquired {
 	}
 
 	/**
-	 * Skip a busy method and return nothing of its return type. An unavailable lock (no
-	 * connection, no reply) is thrown: skipping then would hide an outage as "another
-	 * instance runs it".
+	 * Skip a busy method and return nothing of its return type; also while ZooKeeper is
+	 * unavailable (no connection, no reply), which the session tracker logs once per
+	 * connection state change and the template counts apart: a stack trace at every call
+	 * of a scheduled job would say nothing more. Any other failure is thrown.
 	 */
 	static final class Skip extends NotAcquired {
 
@@ -85,12 +93,13 @@ abstract sealed class NotAcquired {
 		@Override
 		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
 				@Nullable Object[] args) {
-			if (!isBusy(failure)) {
+			boolean busy = isBusy(failure);
+			if (!busy && !isUnavailable(failure)) {
 				throw failure;
 			}
 			if (logger.isDebugEnabled()) {
 				logger.debug("Skipped " + operation.describeMethod() + ": lock '" + operation.definition().name()
-						+ "' is busy (" + failure.getMessage() + ")");
+						+ "' is " + (busy ? "busy" : "unavailable") + " (" + failure.getMessage() + ")");
 			}
 			return nothing();
 		}

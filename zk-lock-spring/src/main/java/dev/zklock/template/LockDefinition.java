@@ -297,7 +297,8 @@ public final class LockDefinition {
 	 * wait. The template throws {@link dev.zklock.core.LockAcquisitionException} in every
 	 * case; this says what the caller does with it, so that the {@code zklock.acquire}
 	 * observation counts it with the right {@code outcome}. A lock that was not acquired
-	 * for another reason (no connection, no reply) is always an {@code error}.
+	 * for another reason is an {@code error}, but for {@link #SKIP} while ZooKeeper is
+	 * unavailable (no connection, no reply): {@code skipped_unavailable}.
 	 */
 	public enum WhenBusy {
 
@@ -306,7 +307,10 @@ public final class LockDefinition {
 
 		/**
 		 * The work is skipped: {@code outcome="skipped"}, normal operation rather than a
-		 * delay.
+		 * delay. Also while ZooKeeper is unavailable (not connected, or no reply):
+		 * {@code outcome="skipped_unavailable"}, as the annotation's
+		 * {@code OnLocked.SKIP} does; a caller of the template that skips should do the
+		 * same.
 		 */
 		SKIP("skipped"),
 

@@ -82,6 +82,12 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	public static final String HELD_OBSERVATION = "zklock.held";
 
+	/**
+	 * The {@code outcome} of a wait whose caller skips the work while ZooKeeper is
+	 * unavailable.
+	 */
+	private static final String SKIPPED_UNAVAILABLE = "skipped_unavailable";
+
 	private static final ZkLockAcquireObservationConvention DEFAULT_ACQUIRE_CONVENTION = new DefaultZkLockAcquireObservationConvention();
 
 	private static final ZkLockHeldObservationConvention DEFAULT_HELD_CONVENTION = new DefaultZkLockHeldObservationConvention();
@@ -548,6 +554,9 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		catch (LockAcquisitionException ex) {
 			String outcome = switch (ex.getReason()) {
 				case HELD_LOCALLY, HELD_REMOTELY -> definition.whenBusy().outcome();
+				// Skipped, as the annotation skips, and counted apart: an outage
+				case NOT_CONNECTED, NO_REPLY ->
+					(definition.whenBusy() == LockDefinition.WhenBusy.SKIP) ? SKIPPED_UNAVAILABLE : "error";
 				default -> "error";
 			};
 			stop(observation, outcome);

@@ -1,7 +1,11 @@
 package dev.zklock.autoconfigure.health;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+
+import org.apache.curator.framework.state.ConnectionState;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -76,6 +81,30 @@ class ZkLockHealthIndicatorTests {
 	void downWhenNeverConnected() throws Exception {
 		this.zk.server().stop();
 		runner().run((context) -> {
+			Health health = context.getBean(ZkLockHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsEntry("state", "NEVER_CONNECTED").doesNotContainKey("sessionId");
+		});
+	}
+
+	/**
+	 * Curator reports a never-connected client LOST once the session timeout has passed;
+	 * no session was lost, and health keeps saying it never connected.
+	 */
+	@Test
+	void neverConnectedStaysNeverConnectedWhenCuratorReportsItLost() throws Exception {
+		this.zk.server().stop();
+		runner().run((context) -> {
+			CountDownLatch lost = new CountDownLatch(1);
+			context.getBean(ZkLockRegistry.class).addListener(new ZkLockListener() {
+				@Override
+				public void connectionStateChanged(ConnectionState state) {
+					if (state == ConnectionState.LOST) {
+						lost.countDown();
+					}
+				}
+			});
+			assertThat(lost.await(60, TimeUnit.SECONDS)).as("Curator's LOST").isTrue();
 			Health health = context.getBean(ZkLockHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails()).containsEntry("state", "NEVER_CONNECTED").doesNotContainKey("sessionId");

@@ -113,8 +113,9 @@ public enum ZkLockObservationDocumentation implements ObservationDocumentation {
 		 * (so not on {@code zklock.acquire.active}): {@code acquired}; a lock busy for
 		 * the whole wait, counted as its caller handles it: {@code timeout} (thrown to
 		 * the caller), {@code skipped} (the work is skipped) or {@code fallback} (other
-		 * work runs instead); or {@code error} (no connection, no reply, or any other
-		 * failure).
+		 * work runs instead); {@code skipped_unavailable} (ZooKeeper not connected or not
+		 * replying, and the work skipped as a busy lock would be); or {@code error} (no
+		 * connection, no reply, or any other failure, thrown or given to a fallback).
 		 */
 		OUTCOME {
 
