@@ -2,6 +2,7 @@ package dev.zklock.aop;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +23,11 @@ import dev.zklock.aop.SelfInvocationException.SelfCall;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.template.LockAssert;
 
+import org.springframework.asm.AnnotationVisitor;
+import org.springframework.asm.ClassWriter;
+import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.Opcodes;
+import org.springframework.asm.Type;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -209,6 +215,53 @@ class SelfInvocationTests {
 			assertThat(deliberate.unlockedRuns()).isEqualTo(3);
 			context.getBean(OverrideCallsSuper.class).locked();
 		}
+	}
+
+	@Test
+	void aClassWithoutAClassFileIsNotCheckedAndStarts() throws Exception {
+		// Defined at runtime from bytes: no class file to read, so its self-call is not
+		// seen, and startup goes on
+		Class<?> generated = MethodHandles.lookup().defineClass(generatedSelfCaller());
+		assertThat(generated.getClassLoader().getResource(generated.getName().replace('.', '/') + ".class")).isNull();
+		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
+				(registrar) -> registrar.registerBean(generated))) {
+			Object bean = context.getBean(generated);
+			assertThatCode(() -> generated.getMethod("caller").invoke(bean)).doesNotThrowAnyException();
+		}
+	}
+
+	/**
+	 * A class {@code Generated} in this package with a locked method and a method that
+	 * calls it through this.
+	 */
+	private static byte[] generatedSelfCaller() {
+		String name = SelfInvocationTests.class.getPackageName().replace('.', '/') + "/Generated";
+		ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+		writer.visit(Opcodes.V17, Opcodes.ACC_PUBLIC, name, null, "java/lang/Object", null);
+		MethodVisitor constructor = writer.visitMethod(Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+		constructor.visitCode();
+		constructor.visitVarInsn(Opcodes.ALOAD, 0);
+		constructor.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+		constructor.visitInsn(Opcodes.RETURN);
+		constructor.visitMaxs(0, 0);
+		constructor.visitEnd();
+		MethodVisitor locked = writer.visitMethod(Opcodes.ACC_PUBLIC, "locked", "()V", null, null);
+		AnnotationVisitor annotation = locked.visitAnnotation(Type.getDescriptor(DistributedLock.class), true);
+		annotation.visit("key", "'generated'");
+		annotation.visitEnd();
+		locked.visitCode();
+		locked.visitInsn(Opcodes.RETURN);
+		locked.visitMaxs(0, 0);
+		locked.visitEnd();
+		MethodVisitor caller = writer.visitMethod(Opcodes.ACC_PUBLIC, "caller", "()V", null, null);
+		caller.visitCode();
+		caller.visitVarInsn(Opcodes.ALOAD, 0);
+		caller.visitMethodInsn(Opcodes.INVOKEVIRTUAL, name, "locked", "()V", false);
+		caller.visitInsn(Opcodes.RETURN);
+		caller.visitMaxs(0, 0);
+		caller.visitEnd();
+		writer.visitEnd();
+		return writer.toByteArray();
 	}
 
 	private void assertCalls(Class<?> beanClass, SelfCall... expected) {
