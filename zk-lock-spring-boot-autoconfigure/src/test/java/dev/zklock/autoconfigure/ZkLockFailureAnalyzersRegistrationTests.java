@@ -25,6 +25,7 @@ class ZkLockFailureAnalyzersRegistrationTests {
 			}));
 		assertThat(analyzers).extracting((analyzer) -> analyzer.getClass().getName())
 			.contains("dev.zklock.autoconfigure.InvalidLockDeclarationFailureAnalyzer",
+					"dev.zklock.autoconfigure.SelfInvocationFailureAnalyzer",
 					"dev.zklock.autoconfigure.ZooKeeperUnreachableFailureAnalyzer",
 					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer");
 	}

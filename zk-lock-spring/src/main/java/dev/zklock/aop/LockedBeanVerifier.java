@@ -19,7 +19,11 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.MergedBeanDefinitionPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -30,6 +34,14 @@ import org.springframework.util.ClassUtils;
  * a method on none of the proxied interfaces under an interface-based one would run
  * without its lock, and fails the bean's creation instead. Once every singleton exists,
  * checks that locked methods have a registry to lock with.
+ *
+ * <p>
+ * A bean that calls one of its own locked methods through {@code this} bypasses its
+ * proxy, and the method runs without its lock: such calls, found in the class files of
+ * the bean's class ({@link SelfInvocationChecker}), fail the bean's creation. The check
+ * runs once per class, when the bean has just been instantiated, before its
+ * initialization callbacks (a {@code @PostConstruct} method could make such a call), and
+ * again (from the cache) after initialization for beans that skipped that step.
  *
  * <p>
  * Across beans, checks that one key expression is locked with one recipe: the exclusive
@@ -43,7 +55,8 @@ import org.springframework.util.ClassUtils;
  * Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
  * creator among them.
  */
-final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+final class LockedBeanVerifier
+		implements MergedBeanDefinitionPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
 
 	private @Nullable BeanFactory beanFactory;
 
@@ -51,12 +64,36 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 
 	private boolean lockedBeansSeen;
 
+	private final SelfInvocationChecker selfInvocations = new SelfInvocationChecker();
+
 	/** The first operation seen for each key expression, as written. */
 	private final Map<String, LockOperation> recipes = new ConcurrentHashMap<>();
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
 		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Check the bean's class for calls to its own locked methods through {@code this}
+	 * before the bean is initialized. Not for the infrastructure the advisor is made
+	 * from: looking the advisor up from there would be circular.
+	 */
+	@Override
+	public void postProcessMergedBeanDefinition(RootBeanDefinition beanDefinition, Class<?> beanType, String beanName) {
+		if (beanDefinition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE || Advisor.class.isAssignableFrom(beanType)
+				|| BeanPostProcessor.class.isAssignableFrom(beanType)) {
+			return;
+		}
+		DistributedLockAdvisor lockAdvisor = advisorUnlessInCreation();
+		if (lockAdvisor == null) {
+			return;
+		}
+		Class<?> targetClass = ClassUtils.getUserClass(beanType);
+		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		if (!operations.isEmpty()) {
+			this.selfInvocations.check(targetClass, beanName, operations);
+		}
 	}
 
 	@Override
@@ -77,6 +114,7 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 		for (LockOperation operation : operations) {
 			checkOneRecipe(operation);
 		}
+		this.selfInvocations.check(targetClass, beanName, operations);
 		if (!(bean instanceof Advised advised)) {
 			LockOperation first = operations.get(0);
 			throw new InvalidLockDeclarationException(first.annotation(), first.describeMethod(), null,
@@ -152,6 +190,7 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 
 	@Override
 	public void afterSingletonsInstantiated() {
+		this.selfInvocations.startupDone();
 		if (!this.lockedBeansSeen || !(this.beanFactory instanceof ListableBeanFactory listable)) {
 			return;
 		}
@@ -161,6 +200,16 @@ final class LockedBeanVerifier implements BeanPostProcessor, BeanFactoryAware, S
 					+ "the application defines none: define one (new ZkLockRegistry(curatorFramework)), or use the "
 					+ "Spring Boot starter, which does");
 		}
+	}
+
+	private @Nullable DistributedLockAdvisor advisorUnlessInCreation() {
+		if (this.advisor == null && this.beanFactory instanceof ConfigurableListableBeanFactory factory) {
+			String[] names = factory.getBeanNamesForType(DistributedLockAdvisor.class, true, false);
+			if (names.length == 1 && !factory.isCurrentlyInCreation(names[0])) {
+				this.advisor = factory.getBean(names[0], DistributedLockAdvisor.class);
+			}
+		}
+		return this.advisor;
 	}
 
 	private @Nullable DistributedLockAdvisor advisor() {

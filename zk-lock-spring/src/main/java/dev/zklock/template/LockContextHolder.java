@@ -1,5 +1,8 @@
 package dev.zklock.template;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.LockContext;
@@ -15,7 +18,8 @@ import org.springframework.core.NamedThreadLocal;
  */
 public final class LockContextHolder {
 
-	private static final ThreadLocal<@Nullable LockContext> current = new NamedThreadLocal<>("zk-lock context");
+	/** The innermost context, linked to the ones it is nested in. */
+	private static final ThreadLocal<@Nullable Nested> current = new NamedThreadLocal<>("zk-lock context");
 
 	private LockContextHolder() {
 	}
@@ -25,7 +29,20 @@ public final class LockContextHolder {
 	 * @return the context, or {@code null} if none
 	 */
 	public static @Nullable LockContext get() {
-		return current.get();
+		Nested nested = current.get();
+		return (nested != null) ? nested.context : null;
+	}
+
+	/**
+	 * Return every context of this thread, the innermost first: a thread that runs a
+	 * locked method from another one holds both locks.
+	 */
+	static List<LockContext> all() {
+		List<LockContext> all = new ArrayList<>(2);
+		for (Nested nested = current.get(); nested != null; nested = nested.outer) {
+			all.add(nested.context);
+		}
+		return all;
 	}
 
 	/**
@@ -34,8 +51,8 @@ public final class LockContextHolder {
 	 */
 	static <T extends @Nullable Object, E extends Throwable> T runWith(LockContext context, LockedTask<T, E> task)
 			throws E {
-		LockContext previous = current.get();
-		current.set(context);
+		Nested previous = current.get();
+		current.set(new Nested(context, previous));
 		try {
 			return task.run();
 		}
@@ -47,6 +64,10 @@ public final class LockContextHolder {
 				current.remove();
 			}
 		}
+	}
+
+	private record Nested(LockContext context, @Nullable Nested outer) {
+
 	}
 
 }

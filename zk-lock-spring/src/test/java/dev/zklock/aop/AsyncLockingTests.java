@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.annotation.UnlockedSelfCall;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
@@ -244,8 +245,10 @@ class AsyncLockingTests {
 			return CompletableFuture.completedFuture(held);
 		}
 
+		// inner runs under this method's hold of the same key, which it checks
 		@Async
 		@DistributedLock(key = "'job:' + #name")
+		@UnlockedSelfCall("inner")
 		public CompletableFuture<String> asyncOuter(String name) {
 			return CompletableFuture.completedFuture(inner(name));
 		}
