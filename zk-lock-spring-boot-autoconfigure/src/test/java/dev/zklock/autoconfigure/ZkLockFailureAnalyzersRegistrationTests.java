@@ -26,7 +26,8 @@ class ZkLockFailureAnalyzersRegistrationTests {
 		assertThat(analyzers).extracting((analyzer) -> analyzer.getClass().getName())
 			.contains("dev.zklock.autoconfigure.InvalidLockDeclarationFailureAnalyzer",
 					"dev.zklock.autoconfigure.ZooKeeperUnreachableFailureAnalyzer",
-					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer");
+					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer",
+					"dev.zklock.autoconfigure.UnknownZkLockPropertiesFailureAnalyzer");
 	}
 
 }
