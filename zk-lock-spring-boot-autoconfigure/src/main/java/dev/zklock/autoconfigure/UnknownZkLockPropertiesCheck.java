@@ -134,23 +134,34 @@ final class UnknownZkLockPropertiesCheck implements BeanFactoryPostProcessor {
 	}
 
 	private static List<UnknownZkLockProperty> unknown(List<Candidate> candidates, @Nullable ClassLoader classLoader) {
-		ZkLockConfigurationMetadata metadata = ZkLockConfigurationMetadata.load(classLoader);
+		// zk-lock's auto-configuration module first: every metadata file on the classpath
+		// is read only for a key that is not one of its properties
+		ZkLockConfigurationMetadata metadata = ZkLockConfigurationMetadata.load(classLoader, true);
+		List<Candidate> unknown = unknown(candidates, metadata);
+		if (unknown.isEmpty()) {
+			return List.of();
+		}
+		metadata = ZkLockConfigurationMetadata.load(classLoader, false);
 		if (metadata.isEmpty()) {
 			logger.warn("No zklock.* property is declared in the configuration metadata on the classpath "
 					+ "(META-INF/spring-configuration-metadata.json): zklock.* keys are not checked. Were the "
 					+ "zk-lock modules built without spring-boot-configuration-processor?");
 			return List.of();
 		}
-		List<UnknownZkLockProperty> unknown = new ArrayList<>();
-		for (Candidate candidate : candidates) {
-			if (!metadata.isKnown(candidate.asConfigurationPropertySource())) {
-				String nearest = metadata.nearest(candidate.adaptedName());
-				String suggestion = (nearest == null || !candidate.systemEnvironment()) ? nearest
-						: nearest + " (" + environmentVariable(nearest) + ")";
-				unknown.add(new UnknownZkLockProperty(candidate.name(), candidate.describeOrigin(), suggestion));
-			}
+		List<UnknownZkLockProperty> properties = new ArrayList<>();
+		for (Candidate candidate : unknown(unknown, metadata)) {
+			String nearest = metadata.nearest(candidate.adaptedName());
+			String suggestion = (nearest == null || !candidate.systemEnvironment()) ? nearest
+					: nearest + " (" + environmentVariable(nearest) + ")";
+			properties.add(new UnknownZkLockProperty(candidate.name(), candidate.describeOrigin(), suggestion));
 		}
-		return unknown;
+		return properties;
+	}
+
+	private static List<Candidate> unknown(List<Candidate> candidates, ZkLockConfigurationMetadata metadata) {
+		return candidates.stream()
+			.filter((candidate) -> !metadata.isKnown(candidate.asConfigurationPropertySource()))
+			.toList();
 	}
 
 	/**

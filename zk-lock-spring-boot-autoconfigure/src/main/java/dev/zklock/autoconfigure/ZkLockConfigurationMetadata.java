@@ -70,21 +70,33 @@ final class ZkLockConfigurationMetadata {
 	}
 
 	/**
-	 * Read the {@code zklock.*} entries of every configuration metadata file that a class
-	 * loader sees. Files without the prefix are read but not parsed.
+	 * Read the {@code zklock.*} entries of configuration metadata files that a class
+	 * loader sees: those of zk-lock's auto-configuration module (this class's), which
+	 * declares most of zk-lock's properties in a few kilobytes, or every file on the
+	 * classpath, hundreds of kilobytes in an application, of which only those that hold
+	 * the prefix are parsed.
 	 * @param classLoader the class loader, or {@code null} for the default one
+	 * @param autoConfigurationModuleOnly whether to read only the files of zk-lock's
+	 * auto-configuration module
 	 * @return the metadata
 	 * @throws IllegalStateException if a file cannot be read or parsed
 	 */
-	static ZkLockConfigurationMetadata load(@Nullable ClassLoader classLoader) {
+	static ZkLockConfigurationMetadata load(@Nullable ClassLoader classLoader, boolean autoConfigurationModuleOnly) {
 		ClassLoader loader = (classLoader != null) ? classLoader : ClassUtils.getDefaultClassLoader();
 		ZkLockConfigurationMetadata metadata = new ZkLockConfigurationMetadata();
 		if (loader == null) {
 			return metadata;
 		}
+		String root = autoConfigurationModuleOnly ? classpathRoot(loader) : "";
+		if (root == null) {
+			return metadata;
+		}
 		ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
 		for (String location : LOCATIONS) {
 			for (URL url : resources(loader, location)) {
+				if (!url.toString().startsWith(root)) {
+					continue;
+				}
 				byte[] json = read(url);
 				if (new String(json, StandardCharsets.UTF_8).contains(PREFIX)) {
 					try {
@@ -115,6 +127,21 @@ final class ZkLockConfigurationMetadata {
 			}
 		}
 		return metadata;
+	}
+
+	/**
+	 * The URL of the classpath root that holds this class, as the class loader writes it
+	 * (a directory, a jar, or a jar nested in Spring Boot's executable jar).
+	 */
+	private static @Nullable String classpathRoot(ClassLoader loader) {
+		String resource = ClassUtils.convertClassNameToResourcePath(ZkLockConfigurationMetadata.class.getName())
+				+ ClassUtils.CLASS_FILE_SUFFIX;
+		URL url = loader.getResource(resource);
+		if (url == null || !url.toString().endsWith(resource)) {
+			return null;
+		}
+		String string = url.toString();
+		return string.substring(0, string.length() - resource.length());
 	}
 
 	private static List<URL> resources(ClassLoader loader, String location) {

@@ -17,6 +17,8 @@ import dev.zklock.core.LostLockPolicy;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(30)
 class ZkLockConfigurationMetadataTests {
 
-	private final ZkLockConfigurationMetadata metadata = ZkLockConfigurationMetadata.load(getClass().getClassLoader());
+	private final ZkLockConfigurationMetadata metadata = ZkLockConfigurationMetadata.load(getClass().getClassLoader(),
+			false);
 
 	@Test
 	void suggestsThePropertyMeant() {
@@ -47,6 +50,20 @@ class ZkLockConfigurationMetadataTests {
 		assertThat(nearest("zklock.frobnicate", '.')).isNull();
 		assertThat(nearest("zklock.x", '.')).isNull();
 		assertThat(nearest("zklock.my-app.order-lock-key", '.')).isNull();
+	}
+
+	@Test
+	void theAutoConfigurationModuleAloneKnowsItsPropertiesAndNoOtherModules() {
+		ClassLoader loader = UnknownZkLockPropertiesTests.withLaterModule();
+		ZkLockConfigurationMetadata own = ZkLockConfigurationMetadata.load(loader, true);
+		ZkLockConfigurationMetadata all = ZkLockConfigurationMetadata.load(loader, false);
+		for (String key : new String[] { "zklock.connect-string", "zklock.lock.default-wait",
+				"zklock.fail-on-unknown-properties", "zklock.embedded.port", "zklock.shedlock.enabled" }) {
+			assertThat(own.isKnown(source(key))).as(key).isTrue();
+			assertThat(all.isKnown(source(key))).as(key).isTrue();
+		}
+		assertThat(own.isKnown(source("zklock.later.timeout"))).isFalse();
+		assertThat(all.isKnown(source("zklock.later.timeout"))).isTrue();
 	}
 
 	@Test
@@ -85,6 +102,10 @@ class ZkLockConfigurationMetadataTests {
 		assertThat(generatedProperties().values()).filteredOn((property) -> property.getId().startsWith("zklock."))
 			.isNotEmpty()
 			.allSatisfy((property) -> assertThat(property.getType()).as(property.getId()).isIn(singleValues));
+	}
+
+	private static ConfigurationPropertySource source(String key) {
+		return ConfigurationPropertySource.from(new MapPropertySource("test", Map.of(key, "value")));
 	}
 
 	private String nearest(String key, char separator) {
