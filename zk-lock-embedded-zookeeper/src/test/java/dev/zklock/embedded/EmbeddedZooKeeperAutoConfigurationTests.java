@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.autoconfigure.UnknownZkLockPropertiesException;
 import dev.zklock.autoconfigure.ZkLockConnectionDetails;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
@@ -123,6 +124,30 @@ class EmbeddedZooKeeperAutoConfigurationTests {
 			.run((context) -> assertThat(context.getBean(CuratorFramework.class).getData().forPath("/kept"))
 				.isEqualTo("data".getBytes()));
 		assertThat(dataDir.resolve("data")).isDirectory();
+	}
+
+	@Test
+	void relaxedFormsOfTheEmbeddedKeysAreKnownWhereTheModuleIs() {
+		Path dataDir = this.dir.resolve("relaxed");
+		this.runner
+			.withPropertyValues("zklock.embedded.enabled=true", "zklock.embedded.port=0",
+					"zklock.embedded.dataDir=" + dataDir, "zklock.fail-fast=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(EmbeddedZooKeeper.class);
+				assertThat(dataDir.resolve("data")).isDirectory();
+			});
+	}
+
+	@Test
+	void aMisspelledEmbeddedKeyFailsBeforeTheServerStarts() {
+		// Were the typo ignored, the server would take the default port, 2181
+		List<Path> before = EmbeddedZooKeeperTempDirectoryTests.tempDataDirectories();
+		this.runner.withPropertyValues("zklock.embedded.enabled=true", "zklock.embedded.prot=0")
+			.run((context) -> assertThat(context).getFailure()
+				.isInstanceOf(UnknownZkLockPropertiesException.class)
+				.hasMessageContaining(
+						"zklock.embedded.prot (property source 'test'; did you mean zklock.embedded.port?)"));
+		assertThat(EmbeddedZooKeeperTempDirectoryTests.tempDataDirectories()).isEqualTo(before);
 	}
 
 	private static EmbeddedZooKeeper start(Path dataDir) {

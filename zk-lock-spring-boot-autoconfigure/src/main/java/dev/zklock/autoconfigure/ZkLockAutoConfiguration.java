@@ -41,6 +41,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -61,6 +62,20 @@ import org.springframework.context.annotation.Import;
 public final class ZkLockAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(ZkLockAutoConfiguration.class);
+
+	/**
+	 * Fails startup on {@code zklock.*} keys that no module declares. A bean factory
+	 * post-processor, so that it fails before any bean exists: an ordinary bean would
+	 * come after the client, which could already be connecting to the default connect
+	 * string. It is registered after
+	 * {@link EmbeddedZooKeeperModuleMissingConfiguration}'s check (nested configurations
+	 * come first), whose report stays the one for {@code zklock.embedded.enabled=true}
+	 * without its module.
+	 */
+	@Bean
+	static UnknownZkLockPropertiesCheck zkLockUnknownPropertiesCheck(Environment environment) {
+		return new UnknownZkLockPropertiesCheck(environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean(ZkLockConnectionDetails.class)

@@ -57,6 +57,13 @@ public class ZkLockProperties {
 	private boolean failFast;
 
 	/**
+	 * Whether startup fails when the environment has a zklock.* property that no zk-lock
+	 * module on the classpath declares, such as a misspelled name. When false, such
+	 * properties are logged in one warning line instead.
+	 */
+	private boolean failOnUnknownProperties = true;
+
+	/**
 	 * Retry policy of the Curator client.
 	 */
 	private final Retry retry = new Retry();
@@ -145,6 +152,14 @@ public class ZkLockProperties {
 
 	public void setFailFast(boolean failFast) {
 		this.failFast = failFast;
+	}
+
+	public boolean isFailOnUnknownProperties() {
+		return this.failOnUnknownProperties;
+	}
+
+	public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+		this.failOnUnknownProperties = failOnUnknownProperties;
 	}
 
 	public Retry getRetry() {

@@ -27,7 +27,8 @@ class ZkLockFailureAnalyzersRegistrationTests {
 			.contains("dev.zklock.autoconfigure.InvalidLockDeclarationFailureAnalyzer",
 					"dev.zklock.autoconfigure.SelfInvocationFailureAnalyzer",
 					"dev.zklock.autoconfigure.ZooKeeperUnreachableFailureAnalyzer",
-					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer");
+					"dev.zklock.autoconfigure.EmbeddedZooKeeperModuleMissingFailureAnalyzer",
+					"dev.zklock.autoconfigure.UnknownZkLockPropertiesFailureAnalyzer");
 	}
 
 }
