@@ -208,7 +208,10 @@ final class SessionTracker implements ConnectionStateListener {
 							connectString, seconds(wasDownSince, now));
 				}
 				else {
-					logger.info("ZooKeeper connection CONNECTED (connect string {})", connectString);
+					// Already connected when the registry was created: Curator delivers
+					// the
+					// event it queued before, which tells nothing new
+					logger.debug("ZooKeeper connection CONNECTED (connect string {})", connectString);
 				}
 			}
 		}

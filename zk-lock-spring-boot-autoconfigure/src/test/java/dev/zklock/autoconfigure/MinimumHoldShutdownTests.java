@@ -89,7 +89,7 @@ class MinimumHoldShutdownTests {
 		assertHeldUntilTheEnd(shutdown, hold);
 		assertThat(waitLines(output, "ZkLockTemplate")).as("INFO lines naming the holds waited for")
 			.singleElement(InstanceOfAssertFactories.STRING)
-			.contains(" INFO ")
+			.containsPattern("\\bINFO\\b")
 			.contains("waiting for 1 minimum hold: lock 'nightly-report' on key 'nightly-report', ")
 			.contains(" ms left");
 		assertThat(output.toString()).doesNotContain("cut 1 minimum hold short");
@@ -109,7 +109,7 @@ class MinimumHoldShutdownTests {
 		assertThat(shutdown.nextRunGapMs()).as("gap between the start of the last run and the other instance's run")
 			.isLessThan(hold.toMillis());
 		assertThat(waitLines(output, "ZkLockTemplate")).hasSize(1);
-		assertThat(output.toString()).containsPattern(" WARN .*ZkLockTemplate cut 1 minimum hold short, as the "
+		assertThat(output.toString()).containsPattern("\\bWARN\\b.*ZkLockTemplate cut 1 minimum hold short, as the "
 				+ "shutdown phase's timeout ended the stop's wait first .*: lock 'nightly-report' on key "
 				+ "'nightly-report', \\d+ ms early");
 	}
@@ -123,7 +123,7 @@ class MinimumHoldShutdownTests {
 		assertHeldUntilTheEnd(shutdown, hold);
 		assertThat(waitLines(output, "ZkLockShedLockProvider")).as("INFO lines naming the holds waited for")
 			.singleElement(InstanceOfAssertFactories.STRING)
-			.contains(" INFO ")
+			.containsPattern("\\bINFO\\b")
 			.contains("waiting for 1 minimum hold: lock 'nightly-report' on key 'nightly-report', ");
 		assertThat(output.toString()).doesNotContain("cut 1 minimum hold short");
 	}

@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,6 +24,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.logging.LoggingSystemProperty;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
@@ -50,6 +52,15 @@ import static org.awaitility.Awaitility.await;
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class ScheduledSkipDuringOutageTests {
+
+	/**
+	 * Boot keeps {@code logging.pattern.console} in a system property that outlives the
+	 * application: clear it, so that later tests in this JVM log with Boot's own pattern.
+	 */
+	@AfterAll
+	static void forgetTheConsolePattern() {
+		System.clearProperty(LoggingSystemProperty.CONSOLE_PATTERN.getEnvironmentVariableName());
+	}
 
 	private static final String CONSOLE_PATTERN = "%level [%logger] %msg%n";
 

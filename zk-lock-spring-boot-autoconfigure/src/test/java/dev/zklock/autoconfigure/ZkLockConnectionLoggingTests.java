@@ -10,6 +10,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,6 +23,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.logging.LoggingSystemProperty;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.util.TestPropertyValues;
@@ -45,6 +47,15 @@ import static org.awaitility.Awaitility.await;
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class ZkLockConnectionLoggingTests {
+
+	/**
+	 * Boot keeps {@code logging.pattern.console} in a system property that outlives the
+	 * application: clear it, so that later tests in this JVM log with Boot's own pattern.
+	 */
+	@AfterAll
+	static void forgetTheConsolePattern() {
+		System.clearProperty(LoggingSystemProperty.CONSOLE_PATTERN.getEnvironmentVariableName());
+	}
 
 	/**
 	 * Full logger names, so that lines can be told apart by logger; levels are
