@@ -8,7 +8,6 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockMode;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;

@@ -16,8 +16,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
+import dev.zklock.template.LockContext;
+import dev.zklock.template.LockMode;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
