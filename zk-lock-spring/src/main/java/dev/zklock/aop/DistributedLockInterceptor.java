@@ -177,7 +177,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			for (Object element : elements) {
 				keys.add(validKey(operation, element));
 			}
-			if (keys.size() > 1 && operation.definition().permits() > 0) {
+			if (keys.size() > 1 && operation.declaration().isSemaphore()) {
 				throw invalidKey(operation,
 						"evaluated to several keys " + keys + "; a semaphore's permit is " + "taken on one key");
 			}
