@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.zklock.aop.DistributedLockAdvisor;
+import dev.zklock.aop.DistributedLockProxyRegistrar;
 import dev.zklock.aop.ProxyDistributedLockConfiguration;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
@@ -237,7 +238,7 @@ public final class ZkLockAutoConfiguration {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(DistributedLockAdvisor.class)
-	@Import({ ZkLockProxyRegistrar.class, ProxyDistributedLockConfiguration.class })
+	@Import({ DistributedLockProxyRegistrar.class, ProxyDistributedLockConfiguration.class })
 	static final class DistributedLockConfiguration {
 
 	}

@@ -638,7 +638,7 @@ class DistributedLockAutoConfigurationIntegrationTests {
 
 	public static class AsyncReadService {
 
-		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ)
+		@DistributedLock(key = "'k'", mode = dev.zklock.template.LockMode.READ)
 		public CompletableFuture<String> run() {
 			return CompletableFuture.completedFuture("read");
 		}

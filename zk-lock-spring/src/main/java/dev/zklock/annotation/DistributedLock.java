@@ -6,6 +6,9 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import dev.zklock.template.LockContext;
+import dev.zklock.template.LockMode;
+
 /**
  * Runs the annotated method only while this JVM holds the ZooKeeper lock for a key.
  *

@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import dev.zklock.template.LockContext;
+
 /**
  * Runs the annotated method only while this JVM holds one of a key's permits: at most
  * {@link #permits()} calls run at once, across every JVM that declares the same key and

@@ -1,6 +1,8 @@
 package dev.zklock.aop;
 
 import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -12,6 +14,7 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockPaths;
@@ -19,7 +22,6 @@ import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@code @DistributedLock} method while holding the lock for its keys, or a
@@ -33,15 +35,6 @@ import org.springframework.util.ClassUtils;
  * the fallback.
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
-			DistributedLockInterceptor.class.getClassLoader());
-
-	private static final Class<?> PUBLISHER = ClassUtils.isPresent("org.reactivestreams.Publisher",
-			DistributedLockInterceptor.class.getClassLoader())
-					? ClassUtils.resolveClassName("org.reactivestreams.Publisher",
-							DistributedLockInterceptor.class.getClassLoader())
-					: Void.class;
 
 	private final LockOperationSource operationSource;
 
@@ -60,7 +53,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		this.operationSource = operationSource;
 		this.evaluator = evaluator;
 		this.template = template;
-		this.reactiveLocking = REACTOR_PRESENT ? new ReactiveLocking() : null;
+		this.reactiveLocking = ReturnTypes.REACTOR_PRESENT ? new ReactiveLocking() : null;
 	}
 
 	@Override
@@ -88,7 +81,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 						target);
 				Object continuation = Objects.requireNonNull(args[args.length - 1],
 						"a suspend function's last argument is its continuation");
-				yield SuspendingLocking.await((org.reactivestreams.Publisher<?>) locked, continuation);
+				yield SuspendingLocking.await((Publisher<?>) locked, continuation);
 			}
 		};
 	}
@@ -137,30 +130,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * than let it run unlocked.
 	 */
 	private static @Nullable Object notDeferred(LockOperation operation, @Nullable Object result) {
-		if (result == null || !isPendingWork(result)) {
+		if (result == null || !ReturnTypes.isPendingWork(result)) {
 			return result;
 		}
 		throw new IllegalStateException(operation.describeMethod() + " is declared to return "
 				+ operation.method().getGenericReturnType().getTypeName() + " but returned a "
 				+ result.getClass().getName() + ", whose work would run after its lock is released; declare "
 				+ "the method to return CompletableFuture, CompletionStage, Mono or Flux so that the lock follows the work");
-	}
-
-	private static boolean isPendingWork(Object result) {
-		if (result instanceof CompletionStage<?> stage) {
-			try {
-				return !stage.toCompletableFuture().isDone();
-			}
-			catch (UnsupportedOperationException ex) {
-				return true;
-			}
-		}
-		if (result instanceof java.util.concurrent.Future<?> future) {
-			return !future.isDone();
-		}
-		return result instanceof java.util.stream.BaseStream<?, ?>
-				|| result instanceof java.util.concurrent.Flow.Publisher<?>
-				|| ClassUtils.isAssignableValue(PUBLISHER, result);
 	}
 
 	private ReactiveLocking reactive(LockOperation operation) {
@@ -187,7 +163,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private Collection<String> evaluateKeys(LockOperation operation, @Nullable Object[] args, Object target) {
 		Object value = this.evaluator.evaluate(operation, args, target);
 		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
-			List<Object> elements = new java.util.ArrayList<>();
+			List<Object> elements = new ArrayList<>();
 			if (value instanceof Collection<?> collection) {
 				elements.addAll(collection);
 			}
@@ -201,7 +177,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			for (Object element : elements) {
 				keys.add(validKey(operation, element));
 			}
-			if (keys.size() > 1 && operation.definition().permits() > 0) {
+			if (keys.size() > 1 && operation.declaration().isSemaphore()) {
 				throw invalidKey(operation,
 						"evaluated to several keys " + keys + "; a semaphore's permit is " + "taken on one key");
 			}
@@ -215,7 +191,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		for (int i = 0; i < elements.length; i++) {
 			elements[i] = Array.get(array, i);
 		}
-		return java.util.Arrays.asList(elements);
+		return Arrays.asList(elements);
 	}
 
 	private static String validKey(LockOperation operation, @Nullable Object value) {

@@ -2,7 +2,7 @@ package dev.zklock.aop;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
-import dev.zklock.annotation.LockMode;
+import dev.zklock.template.LockMode;
 import dev.zklock.annotation.OnLocked;
 
 /**

@@ -2,8 +2,10 @@ package dev.zklock.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -12,7 +14,9 @@ import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.Advisor;
+import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -66,6 +70,9 @@ final class LockedBeanVerifier
 
 	private final SelfInvocationChecker selfInvocations = new SelfInvocationChecker();
 
+	/** The classes whose proxying was checked. */
+	private final Set<Class<?>> checkedClasses = ConcurrentHashMap.newKeySet();
+
 	/** The first operation seen for each key expression, as written. */
 	private final Map<String, LockOperation> recipes = new ConcurrentHashMap<>();
 
@@ -90,7 +97,7 @@ final class LockedBeanVerifier
 			return;
 		}
 		Class<?> targetClass = ClassUtils.getUserClass(beanType);
-		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		List<LockOperation> operations = lockedOperations(lockAdvisor, targetClass);
 		if (!operations.isEmpty()) {
 			this.selfInvocations.check(targetClass, beanName, operations);
 		}
@@ -106,7 +113,7 @@ final class LockedBeanVerifier
 			return bean;
 		}
 		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
-		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		List<LockOperation> operations = lockedOperations(lockAdvisor, targetClass);
 		if (operations.isEmpty()) {
 			return bean;
 		}
@@ -132,6 +139,47 @@ final class LockedBeanVerifier
 			verify(operation, advised, bean);
 		}
 		return bean;
+	}
+
+	/**
+	 * The locked operations of a class, each declaration parsed and checked once by the
+	 * operation source; then, once per class, what depends on how the class is proxied.
+	 */
+	private List<LockOperation> lockedOperations(DistributedLockAdvisor lockAdvisor, Class<?> targetClass) {
+		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		if (!operations.isEmpty() && this.checkedClasses.add(targetClass)) {
+			try {
+				checkFinalClass(targetClass, operations.get(0));
+			}
+			catch (InvalidLockDeclarationException ex) {
+				this.checkedClasses.remove(targetClass);
+				throw ex;
+			}
+		}
+		return operations;
+	}
+
+	/**
+	 * A final class cannot get a class-based proxy, and when the auto-proxy creator is
+	 * set to class-based proxies Spring would fail to create one with a message that
+	 * names no method: say which method cannot be locked first. Checked before the bean
+	 * is proxied; everything else that depends on the proxy is checked on the proxy
+	 * Spring actually makes.
+	 */
+	private void checkFinalClass(Class<?> targetClass, LockOperation operation) {
+		if (Modifier.isFinal(targetClass.getModifiers()) && !targetClass.isInterface()
+				&& !Proxy.isProxyClass(targetClass) && autoProxyCreatorProxiesClasses()) {
+			throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
+					"its class is final, and class-based proxies are subclasses: it would run without its lock",
+					"Make the class non-final, or declare the method on an interface and set "
+							+ "spring.aop.proxy-target-class=false (or @EnableDistributedLocks(proxyTargetClass = false))");
+		}
+	}
+
+	private boolean autoProxyCreatorProxiesClasses() {
+		return this.beanFactory != null && this.beanFactory.containsBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
+				&& this.beanFactory.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME) instanceof ProxyConfig config
+				&& config.isProxyTargetClass();
 	}
 
 	/**

@@ -1,12 +1,19 @@
 package dev.zklock.aop;
 
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -14,11 +21,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.template.LockDefinition.WhenBusy;
 
 import org.springframework.core.CollectionFactory;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -27,7 +36,7 @@ import org.springframework.util.ReflectionUtils;
  */
 abstract sealed class NotAcquired {
 
-	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+	private static final Log logger = LogFactory.getLog(NotAcquired.class);
 
 	/** Throw the exception: the default. */
 	static final NotAcquired THROW = new Throw();
@@ -49,6 +58,60 @@ abstract sealed class NotAcquired {
 	 * @return how the caller handles a busy lock
 	 */
 	abstract WhenBusy whenBusy();
+
+	/**
+	 * Decide what a method's call does when its lock is not acquired: a fallback method
+	 * if one is named, else skip or throw. Checked here so that a fallback that cannot be
+	 * called, or a skip that has nothing to return, fails startup.
+	 * @param declaration the method's declaration
+	 * @param method the method, as declared on the target class
+	 * @param userClass the target class
+	 * @param returnType the method's return type, resolved on the target class
+	 * @param kind how the method's work ends
+	 * @param description the method, for messages
+	 * @return what the call does
+	 * @throws InvalidLockDeclarationException if it cannot be done
+	 */
+	static NotAcquired of(LockDeclaration declaration, Method method, Class<?> userClass, Class<?> returnType,
+			LockOperation.ReturnKind kind, String description) {
+		String annotation = declaration.annotation();
+		String fallback = declaration.fallback().trim();
+		if (!fallback.isEmpty()) {
+			if (kind == LockOperation.ReturnKind.SUSPENDING) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						"fallback is not supported on a Kotlin suspend function",
+						"Remove fallback and catch LockAcquisitionException around the call");
+			}
+			return FallbackMethods.find(fallback, method, userClass, returnType, annotation, description);
+		}
+		if (declaration.onLocked() == OnLocked.SKIP) {
+			if (kind == LockOperation.ReturnKind.SUSPENDING) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						"onLocked = SKIP is not supported on a Kotlin suspend function",
+						"Remove onLocked and catch LockAcquisitionException around the call");
+			}
+			if (returnType.isPrimitive() && returnType != void.class) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						"onLocked = SKIP needs something to return when the method is skipped, but it returns "
+								+ returnType.getName() + ", which has no empty value",
+						"Return a wrapper type (" + ClassUtils.resolvePrimitiveIfNecessary(returnType).getSimpleName()
+								+ ", null when skipped), an Optional, or void; or name a fallback method");
+			}
+			Skip skip = new Skip(returnType);
+			try {
+				skip.nothing();
+			}
+			catch (RuntimeException ex) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						"onLocked = SKIP needs an empty " + returnType.getName() + " to return when the method is "
+								+ "skipped, and none can be made (" + ex.getMessage() + ")",
+						"Declare the return type as an interface such as List, Set, Queue or Map, or Optional, or "
+								+ "name a fallback method");
+			}
+			return skip;
+		}
+		return THROW;
+	}
 
 	static boolean isBusy(LockAcquisitionException failure) {
 		return failure.getReason() == Reason.HELD_LOCALLY || failure.getReason() == Reason.HELD_REMOTELY;
@@ -125,12 +188,12 @@ abstract sealed class NotAcquired {
 			if (CompletionStage.class.isAssignableFrom(type)) {
 				return CompletableFuture.completedFuture(null);
 			}
-			if (type == java.util.Queue.class || type == java.util.Deque.class) {
+			if (type == Queue.class || type == Deque.class) {
 				// CollectionFactory makes neither
-				return new java.util.ArrayDeque<>(0);
+				return new ArrayDeque<>(0);
 			}
 			if (type == Iterable.class) {
-				return java.util.List.of();
+				return List.of();
 			}
 			if (Collection.class.isAssignableFrom(type)) {
 				return CollectionFactory.createCollection(type, 0);
@@ -139,7 +202,7 @@ abstract sealed class NotAcquired {
 				return CollectionFactory.createMap(type, 0);
 			}
 			if (type.isArray()) {
-				return java.lang.reflect.Array.newInstance(type.getComponentType(), 0);
+				return Array.newInstance(type.getComponentType(), 0);
 			}
 			return null;
 		}
@@ -185,13 +248,13 @@ abstract sealed class NotAcquired {
 			}
 			@Nullable Object[] fallbackArgs = args;
 			if (this.takesFailure) {
-				fallbackArgs = java.util.Arrays.copyOf(args, args.length + 1);
+				fallbackArgs = Arrays.copyOf(args, args.length + 1);
 				fallbackArgs[args.length] = failure;
 			}
 			try {
 				return this.method.invoke(target, fallbackArgs);
 			}
-			catch (java.lang.reflect.InvocationTargetException ex) {
+			catch (InvocationTargetException ex) {
 				throw ex.getTargetException();
 			}
 		}

@@ -24,11 +24,12 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}: the
- * advisor that proxies locked methods, with its operation source and interceptor, as
- * Spring's {@code ProxyTransactionManagementConfiguration} is for {@code @Transactional}.
- * Imported by {@link EnableDistributedLocks @EnableDistributedLocks} and by the Spring
- * Boot auto-configuration.
+ * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}, as
+ * Spring's {@code ProxyCachingConfiguration} is for {@code @Cacheable}: the operation
+ * source, the interceptor and the advisor that combines them, each a bean of its own, and
+ * the verifier that checks, at startup, every locked bean and its proxy. Imported by
+ * {@link EnableDistributedLocks @EnableDistributedLocks} and by the Spring Boot
+ * auto-configuration.
  *
  * <p>
  * The advisor's order comes from {@code @EnableDistributedLocks(order = ...)}, else from
@@ -66,18 +67,44 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 	}
 
 	/**
-	 * The advisor for {@code @DistributedLock} methods.
-	 * @param beanFactory where the key expressions' bean references are resolved
-	 * @param template the template locked calls run through, resolved at the first call
+	 * The advisor for {@code @DistributedLock} and {@code @DistributedSemaphore} methods,
+	 * made of the operation source and the interceptor beans.
+	 * @param operationSource finds the lock operation of a method
+	 * @param interceptor holds the lock around a locked call
 	 * @return the advisor
 	 */
 	@Bean(name = "distributedLockAdvisor")
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	DistributedLockAdvisor distributedLockAdvisor(BeanFactory beanFactory, LockTemplateSupplier template) {
-		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
-		LockOperationSource operationSource = new LockOperationSource(evaluator, beanFactory);
-		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operationSource, evaluator, template);
+	DistributedLockAdvisor distributedLockAdvisor(LockOperationSource operationSource,
+			DistributedLockInterceptor interceptor) {
 		return new DistributedLockAdvisor(operationSource, interceptor, order());
+	}
+
+	/**
+	 * Finds, parses and checks the lock annotation of a method, once per method and
+	 * target class.
+	 * @param beanFactory resolves placeholders in attributes and bean references in key
+	 * expressions
+	 * @return the operation source
+	 */
+	@Bean(name = "distributedLockOperationSource")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LockOperationSource distributedLockOperationSource(BeanFactory beanFactory) {
+		return new LockOperationSource(new LockOperationParser(beanFactory));
+	}
+
+	/**
+	 * Holds the lock around each locked call.
+	 * @param operationSource finds the lock operation of the method called
+	 * @param beanFactory where the key expressions' bean references are resolved
+	 * @param template the template locked calls run through, resolved at the first call
+	 * @return the interceptor
+	 */
+	@Bean(name = "distributedLockInterceptor")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DistributedLockInterceptor distributedLockInterceptor(LockOperationSource operationSource,
+			BeanFactory beanFactory, LockTemplateSupplier template) {
+		return new DistributedLockInterceptor(operationSource, new LockKeyExpressionEvaluator(beanFactory), template);
 	}
 
 	/**

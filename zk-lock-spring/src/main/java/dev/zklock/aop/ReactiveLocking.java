@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -217,7 +218,7 @@ final class ReactiveLocking {
 		/**
 		 * Start the stream on the lease, unless the subscription was cancelled meanwhile.
 		 */
-		Publisher<?> run(java.util.function.Supplier<Publisher<?>> stream) {
+		Publisher<?> run(Supplier<Publisher<?>> stream) {
 			if (!this.state.compareAndSet(PENDING, STARTED)) {
 				return Mono.empty();
 			}

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockContext;
+import dev.zklock.template.LockContext;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.ConnectionCallback;

@@ -172,15 +172,6 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLife
 	}
 
 	/**
-	 * Return how many locks have been unlocked by their task but are held until their
-	 * {@code lockAtLeastFor} has passed.
-	 * @return the number of pending releases
-	 */
-	public int pendingReleaseCount() {
-		return this.minimumHolds.pendingCount();
-	}
-
-	/**
 	 * Lock with a {@code lockAtLeastFor} again after a {@link #stop stop}, as when a
 	 * stopped application context is started again. A new provider needs no start.
 	 */

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
-import dev.zklock.annotation.LockContext;
 import dev.zklock.core.LeaseState;
 
 /**

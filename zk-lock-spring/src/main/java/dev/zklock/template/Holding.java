@@ -8,7 +8,6 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockMode;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
@@ -30,7 +29,7 @@ abstract sealed class Holding {
 	 * a semaphore is given several keys
 	 */
 	static Holding of(ZkLockRegistry registry, LockDefinition definition, Collection<String> keys) {
-		if (definition.permits() > 0) {
+		if (definition.isSemaphore()) {
 			SortedSet<String> distinct = new TreeSet<>(keys);
 			if (distinct.size() != 1) {
 				throw new IllegalArgumentException("The semaphore '" + definition.name()

@@ -6,7 +6,6 @@ import java.util.StringJoiner;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockContext;
 import dev.zklock.core.LeaseState;
 
 import org.springframework.core.NamedThreadLocal;

@@ -5,8 +5,6 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockContext;
-
 import org.springframework.core.NamedThreadLocal;
 
 /**

@@ -1,11 +1,10 @@
 package dev.zklock.template;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
-
-import dev.zklock.annotation.LockMode;
 
 /**
  * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken
@@ -148,7 +147,7 @@ public final class LockDefinition {
 		if (mode != LockMode.EXCLUSIVE && this.holdAtLeast != null) {
 			throw threadOwnedSide(this.name, mode);
 		}
-		if (mode != LockMode.EXCLUSIVE && this.permits > 0) {
+		if (mode != LockMode.EXCLUSIVE && isSemaphore()) {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
 					+ "the " + mode + " side of a read/write lock");
 		}
@@ -195,7 +194,7 @@ public final class LockDefinition {
 	 * @throws IllegalArgumentException if the definition takes a semaphore permit
 	 */
 	public LockDefinition withRevocable(boolean revocable) {
-		if (revocable && this.permits > 0) {
+		if (revocable && isSemaphore()) {
 			throw new IllegalArgumentException(
 					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
@@ -277,17 +276,25 @@ public final class LockDefinition {
 	}
 
 	/**
+	 * Whether the definition takes a semaphore permit rather than a lock: the one place
+	 * that says what {@code permits > 0} means.
+	 */
+	boolean isSemaphore() {
+		return this.permits > 0;
+	}
+
+	/**
 	 * The {@code kind} tag of the observations: {@code exclusive}, {@code read},
 	 * {@code write} or {@code semaphore}.
 	 */
 	String kind() {
-		return (this.permits > 0) ? "semaphore" : this.mode.name().toLowerCase(java.util.Locale.ROOT);
+		return isSemaphore() ? "semaphore" : this.mode.name().toLowerCase(Locale.ROOT);
 	}
 
 	@Override
 	public String toString() {
 		return "LockDefinition[name=" + this.name + ", "
-				+ ((this.permits > 0) ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
+				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
 				+ ", holdAtLeast=" + this.holdAtLeast + ", whenBusy=" + this.whenBusy
 				+ (this.revocable ? ", revocable" : "") + "]";
 	}

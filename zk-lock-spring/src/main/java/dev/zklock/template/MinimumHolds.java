@@ -110,16 +110,6 @@ public final class MinimumHolds implements AutoCloseable {
 	}
 
 	/**
-	 * Return how many holds wait for their minimum to pass.
-	 * @return the number of pending holds
-	 */
-	public int pendingCount() {
-		synchronized (this.monitor) {
-			return this.pending.size();
-		}
-	}
-
-	/**
 	 * Return whether new minimum holds may start: {@code true} from creation until a
 	 * {@link #stop stop} or {@link #close()}, and again after a {@link #start()}.
 	 * @return whether locks with a minimum hold may be taken

@@ -2,13 +2,17 @@ package dev.zklock.template;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -16,8 +20,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
@@ -398,14 +400,14 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * name.
 	 * @return the lock name of each key held through this template
 	 */
-	public java.util.Map<String, String> holderNames() {
-		java.util.Map<String, Hold> oldest = new java.util.HashMap<>();
+	public Map<String, String> holderNames() {
+		Map<String, Hold> oldest = new HashMap<>();
 		for (Hold hold : this.holds) {
 			for (String key : hold.keys) {
 				oldest.merge(key, hold, (one, other) -> (one.sequence < other.sequence) ? one : other);
 			}
 		}
-		java.util.Map<String, String> names = new java.util.TreeMap<>();
+		Map<String, String> names = new TreeMap<>();
 		oldest.forEach((key, hold) -> names.put(key, hold.definition.name()));
 		return names;
 	}
@@ -737,7 +739,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		 * A context that outlives this thread's hold: the tokens are read now.
 		 */
 		LockContext snapshot() {
-			java.util.Map<String, Long> tokens = new java.util.HashMap<>();
+			Map<String, Long> tokens = new HashMap<>();
 			for (String key : this.keys) {
 				tokens.put(key, this.holding.fencingToken(key));
 			}
@@ -808,7 +810,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 
 		private final Thread thread = Thread.currentThread();
 
-		private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+		private final ReentrantLock lock = new ReentrantLock();
 
 		/** Guarded by lock. */
 		private boolean armed = true;

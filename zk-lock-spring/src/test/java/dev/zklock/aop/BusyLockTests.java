@@ -22,7 +22,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.annotation.LockContext;
+import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;

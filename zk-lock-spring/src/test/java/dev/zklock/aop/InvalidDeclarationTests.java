@@ -459,7 +459,7 @@ class InvalidDeclarationTests {
 
 	public static class ReadAsync {
 
-		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ)
+		@DistributedLock(key = "'k'", mode = dev.zklock.template.LockMode.READ)
 		public java.util.concurrent.CompletableFuture<String> run() {
 			return java.util.concurrent.CompletableFuture.completedFuture("read");
 		}
@@ -477,7 +477,7 @@ class InvalidDeclarationTests {
 
 	public static class WriteMono {
 
-		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.WRITE)
+		@DistributedLock(key = "'k'", mode = dev.zklock.template.LockMode.WRITE)
 		public reactor.core.publisher.Mono<String> run() {
 			return reactor.core.publisher.Mono.just("written");
 		}
@@ -486,7 +486,7 @@ class InvalidDeclarationTests {
 
 	public static class ReadWithMinimumHold {
 
-		@DistributedLock(key = "'k'", mode = dev.zklock.annotation.LockMode.READ, holdAtLeast = "10s")
+		@DistributedLock(key = "'k'", mode = dev.zklock.template.LockMode.READ, holdAtLeast = "10s")
 		public void run() {
 		}
 
@@ -502,7 +502,7 @@ class InvalidDeclarationTests {
 
 	public static class ReadStock {
 
-		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.annotation.LockMode.READ)
+		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.template.LockMode.READ)
 		public int count(String sku) {
 			return 1;
 		}
@@ -511,7 +511,7 @@ class InvalidDeclarationTests {
 
 	public static class WriteStock {
 
-		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.annotation.LockMode.WRITE)
+		@DistributedLock(key = "'stock:' + #sku", mode = dev.zklock.template.LockMode.WRITE)
 		public void restock(String sku) {
 		}
 

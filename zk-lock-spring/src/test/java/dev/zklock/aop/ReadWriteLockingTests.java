@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
+import dev.zklock.template.LockContext;
+import dev.zklock.template.LockMode;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
@@ -151,7 +151,8 @@ class ReadWriteLockingTests {
 		// A reader that waits gets in once the writer leaves, and not before
 		Future<String> waitingReader = this.executor.submit(() -> elsewhere.read("c-1", () -> {
 		}));
-		Thread.sleep(300);
+		// Its node queued behind the writer's: it waits, and must not be in yet
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/catalog:c-1")).hasSize(2));
 		assertThat(waitingReader).isNotDone();
 		leave.countDown();
 		assertThat(writer.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("wrote c-1");

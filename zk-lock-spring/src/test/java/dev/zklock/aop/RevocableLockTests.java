@@ -6,8 +6,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
+import dev.zklock.template.LockContext;
+import dev.zklock.template.LockMode;
 import dev.zklock.core.InProcessZooKeeper;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.junit.jupiter.api.Test;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
-import dev.zklock.annotation.LockContext;
+import dev.zklock.template.LockContext;
 import dev.zklock.annotation.UnlockedSelfCall;
 import dev.zklock.aop.SelfInvocationException.SelfCall;
 import dev.zklock.core.InProcessZooKeeper;

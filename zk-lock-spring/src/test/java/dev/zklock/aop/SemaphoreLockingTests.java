@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedSemaphore;
-import dev.zklock.annotation.LockContext;
+import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;

@@ -3,8 +3,11 @@ package dev.zklock.integration;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +21,7 @@ import org.springframework.integration.leader.AbstractCandidate;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+import org.springframework.integration.support.locks.LockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,7 +49,7 @@ class LockRegistryLeaderInitiatorTests {
 		ZkLockRegistry registry = this.zk.newRegistry();
 		Node node = new Node(name, registry);
 		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(
-				new ZkLockIntegrationLockRegistry(registry), node.candidate);
+				new CountingLockRegistry(new ZkLockIntegrationLockRegistry(registry), node.attempts), node.candidate);
 		initiator.setHeartBeatMillis(100);
 		initiator.setBusyWaitMillis(50);
 		initiator.setLeaderEventPublisher(node.events);
@@ -65,7 +69,7 @@ class LockRegistryLeaderInitiatorTests {
 		assertThat(leader.initiator.getContext().isLeader()).isTrue();
 		assertThat(this.zk.children("/locks/leader")).isNotEmpty();
 		// Many heartbeats re-lock the held lock; none may change who leads
-		Thread.sleep(1000);
+		awaitHeartbeats(leader, 10);
 		assertThat(leader.isLeader()).isTrue();
 		assertThat(leader.granted).hasValue(1);
 		assertThat(leader.revoked).hasValue(0);
@@ -108,9 +112,17 @@ class LockRegistryLeaderInitiatorTests {
 		Node leader = a.isLeader() ? a : b;
 		Node follower = (leader == a) ? b : a;
 		// And stays the only one
-		Thread.sleep(500);
+		awaitHeartbeats(leader, 5);
 		assertThat(leader.isLeader()).isTrue();
 		assertThat(follower.isLeader()).isFalse();
+	}
+
+	/**
+	 * Wait for a number of heartbeats of a node: each is one attempt to lock.
+	 */
+	private static void awaitHeartbeats(Node node, int heartbeats) {
+		int attempts = node.attempts.get();
+		eventually().until(() -> node.attempts.get() >= attempts + heartbeats);
 	}
 
 	/**
@@ -123,6 +135,9 @@ class LockRegistryLeaderInitiatorTests {
 		final AtomicInteger granted = new AtomicInteger();
 
 		final AtomicInteger revoked = new AtomicInteger();
+
+		/** Lock attempts: one per heartbeat, leading or not. */
+		final AtomicInteger attempts = new AtomicInteger();
 
 		private final AtomicBoolean leader = new AtomicBoolean();
 
@@ -153,6 +168,66 @@ class LockRegistryLeaderInitiatorTests {
 
 		boolean isLeader() {
 			return this.leader.get();
+		}
+
+	}
+
+	/**
+	 * Counts the attempts to lock of the locks it hands out.
+	 */
+	private static final class CountingLockRegistry implements LockRegistry<Lock> {
+
+		private final LockRegistry<? extends Lock> delegate;
+
+		private final AtomicInteger attempts;
+
+		CountingLockRegistry(LockRegistry<? extends Lock> delegate, AtomicInteger attempts) {
+			this.delegate = delegate;
+			this.attempts = attempts;
+		}
+
+		@Override
+		public Lock obtain(Object lockKey) {
+			Lock lock = this.delegate.obtain(lockKey);
+			return new Lock() {
+
+				@Override
+				public void lock() {
+					lock.lock();
+				}
+
+				@Override
+				public void lockInterruptibly() throws InterruptedException {
+					lock.lockInterruptibly();
+				}
+
+				@Override
+				public boolean tryLock() {
+					CountingLockRegistry.this.attempts.incrementAndGet();
+					return lock.tryLock();
+				}
+
+				@Override
+				public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+					try {
+						return lock.tryLock(time, unit);
+					}
+					finally {
+						CountingLockRegistry.this.attempts.incrementAndGet();
+					}
+				}
+
+				@Override
+				public void unlock() {
+					lock.unlock();
+				}
+
+				@Override
+				public Condition newCondition() {
+					return lock.newCondition();
+				}
+
+			};
 		}
 
 	}

@@ -15,7 +15,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 
-import dev.zklock.annotation.LockContext;
+import dev.zklock.template.LockContext;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;

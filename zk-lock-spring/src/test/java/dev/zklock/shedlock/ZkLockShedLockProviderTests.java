@@ -61,6 +61,12 @@ class ZkLockShedLockProviderTests {
 
 	private ZkLockShedLockProvider otherJvm;
 
+	/**
+	 * The registry of {@link #provider}: a lock waiting for its lockAtLeastFor is held
+	 * there.
+	 */
+	private ZkLockRegistry registry;
+
 	@AfterEach
 	void closeProviders() {
 		this.providers.forEach(ZkLockShedLockProvider::close);
@@ -73,7 +79,8 @@ class ZkLockShedLockProviderTests {
 	}
 
 	private void twoJvms() throws InterruptedException {
-		this.provider = newProvider(this.zk.newRegistry());
+		this.registry = this.zk.newRegistry();
+		this.provider = newProvider(this.registry);
 		this.otherJvm = newProvider(this.zk.newRegistry());
 	}
 
@@ -185,13 +192,13 @@ class ZkLockShedLockProviderTests {
 		assertThat(lock).isNotEmpty();
 		lock.get().unlock();
 		// Unlocked, yet held until lockAtLeastFor has passed
-		assertThat(this.provider.pendingReleaseCount()).isEqualTo(1);
+		assertThat(this.registry.heldCount()).isEqualTo(1);
 		assertLocked(NAME);
 		assertThat(this.provider.lock(config(NAME))).as("grace period not over in this JVM").isEmpty();
 		Optional<SimpleLock> remote = awaitLock(this.otherJvm, config(NAME));
 		assertThat(Duration.ofNanos(System.nanoTime() - lockedAt)).as("other node locked only after lockAtLeastFor")
 			.isGreaterThanOrEqualTo(lockAtLeastFor);
-		assertThat(this.provider.pendingReleaseCount()).isZero();
+		assertThat(this.registry.heldCount()).isZero();
 		remote.get().unlock();
 	}
 
@@ -202,7 +209,7 @@ class ZkLockShedLockProviderTests {
 		assertThat(lock).isNotEmpty();
 		Thread.sleep(150);
 		lock.get().unlock();
-		assertThat(this.provider.pendingReleaseCount()).isZero();
+		assertThat(this.registry.heldCount()).isZero();
 		assertUnlocked(NAME);
 	}
 
@@ -327,11 +334,11 @@ class ZkLockShedLockProviderTests {
 		assertThat(extended).isNotEmpty();
 		extended.get().unlock();
 		assertLocked(NAME);
-		assertThat(this.provider.pendingReleaseCount()).isEqualTo(1);
+		assertThat(this.registry.heldCount()).isEqualTo(1);
 		// Closing the provider without a stop lets the pending lock go at once
 		this.provider.close();
 		assertUnlocked(NAME);
-		assertThat(this.provider.pendingReleaseCount()).isZero();
+		assertThat(this.registry.heldCount()).isZero();
 		assertThatIllegalStateException().isThrownBy(() -> this.provider.lock(config(NAME)))
 			.withMessageContaining("closed");
 	}
@@ -358,7 +365,7 @@ class ZkLockShedLockProviderTests {
 		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(System.nanoTime() - lockedAt)).as("stop's callback after the lock was taken")
 			.isGreaterThanOrEqualTo(lockAtLeastFor);
-		assertThat(this.provider.pendingReleaseCount()).isZero();
+		assertThat(this.registry.heldCount()).isZero();
 		awaitLock(this.otherJvm, config(NAME)).get().unlock();
 		// Nothing of the refused lock was left in ZooKeeper
 		awaitLock(this.otherJvm, config("other")).get().unlock();
@@ -437,7 +444,6 @@ class ZkLockShedLockProviderTests {
 		// of it
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.get().unlock())
 			.withMessageContaining("'" + NAME + "'");
-		assertThat(this.provider.pendingReleaseCount()).isZero();
 		assertThat(registry.heldCount()).isZero();
 	}
 

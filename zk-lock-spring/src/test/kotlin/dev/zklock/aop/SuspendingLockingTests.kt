@@ -3,7 +3,7 @@ package dev.zklock.aop
 import dev.zklock.annotation.DistributedLock
 import dev.zklock.annotation.DistributedSemaphore
 import dev.zklock.annotation.EnableDistributedLocks
-import dev.zklock.annotation.LockMode
+import dev.zklock.template.LockMode
 import dev.zklock.core.InProcessZooKeeper
 import dev.zklock.core.InProcessZooKeeper.eventually
 import dev.zklock.core.ZkLockRegistry

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
-import dev.zklock.annotation.LockContext;
-import dev.zklock.annotation.LockMode;
+import dev.zklock.template.LockContext;
+import dev.zklock.template.LockMode;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.endpoint.ZkLocksEndpoint.LocalLock;

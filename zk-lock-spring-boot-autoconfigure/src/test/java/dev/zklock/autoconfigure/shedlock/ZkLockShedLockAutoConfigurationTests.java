@@ -70,18 +70,20 @@ class ZkLockShedLockAutoConfigurationTests {
 
 	@Test
 	void theProviderIsClosedWithTheContext() {
-		AtomicReference<ZkLockShedLockProvider> provider = new AtomicReference<>();
+		AtomicReference<ZkLockRegistry> registry = new AtomicReference<>();
 		// The graceful stop keeps it for the shutdown phase's timeout, then close lets go
 		runner().withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
 			.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=200ms")
 			.run((context) -> {
-				provider.set(context.getBean(ZkLockShedLockProvider.class));
-				Optional<SimpleLock> lock = provider.get().lock(config("held-at-least", Duration.ofMinutes(1)));
+				registry.set(context.getBean(ZkLockRegistry.class));
+				ZkLockShedLockProvider provider = context.getBean(ZkLockShedLockProvider.class);
+				Optional<SimpleLock> lock = provider.lock(config("held-at-least", Duration.ofMinutes(1)));
 				assertThat(lock).isNotEmpty();
 				lock.get().unlock();
-				assertThat(provider.get().pendingReleaseCount()).isEqualTo(1);
+				// Unlocked, and held for its lockAtLeastFor
+				assertThat(registry.get().heldCount()).isEqualTo(1);
 			});
-		assertThat(provider.get().pendingReleaseCount()).isZero();
+		assertThat(registry.get().heldCount()).isZero();
 	}
 
 	@Test

@@ -1,8 +1,8 @@
-package dev.zklock.annotation;
+package dev.zklock.template;
 
 /**
- * Which lock a {@link DistributedLock @DistributedLock} method takes on its key: the
- * exclusive lock, or a side of the key's read/write lock.
+ * Which lock a {@link dev.zklock.annotation.DistributedLock @DistributedLock} method
+ * takes on its key: the exclusive lock, or a side of the key's read/write lock.
  *
  * <p>
  * The two are different ZooKeeper recipes on the same path, and do not exclude each
@@ -11,7 +11,7 @@ package dev.zklock.annotation;
  * start.
  *
  * @author zk-lock
- * @see DistributedLock#mode()
+ * @see dev.zklock.annotation.DistributedLock#mode()
  */
 public enum LockMode {
 

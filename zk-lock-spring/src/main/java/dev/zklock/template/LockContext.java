@@ -1,15 +1,15 @@
-package dev.zklock.annotation;
+package dev.zklock.template;
 
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
-import dev.zklock.template.LockContextHolder;
 
 /**
- * The lock held for the current {@link DistributedLock @DistributedLock} invocation (or
- * {@link dev.zklock.template.ZkLockTemplate} task), seen from inside it:
+ * The lock held for the current
+ * {@link dev.zklock.annotation.DistributedLock @DistributedLock} invocation (or
+ * {@link ZkLockTemplate} task), seen from inside it:
  *
  * <pre class="code">
  * &#064;DistributedLock(key = "'stock:' + #sku")
@@ -29,7 +29,7 @@ import dev.zklock.template.LockContextHolder;
  * reentrant call, the context is the innermost method's.
  *
  * @author zk-lock
- * @see DistributedLock
+ * @see dev.zklock.annotation.DistributedLock
  */
 public interface LockContext {
 
