@@ -29,7 +29,7 @@ final class Markdown {
 	private static final Pattern NOT_COMPILED = Pattern.compile("<!--\\s*not compiled:\\s*(.*?)\\s*-->");
 
 	/** The repository's root, set by the module's surefire configuration. */
-	static final Path ROOT = Path.of(System.getProperty("zklock.sourceRoot", "..")).toAbsolutePath().normalize();
+	static final Path ROOT = Path.of(System.getProperty("docs.sourceRoot", "..")).toAbsolutePath().normalize();
 
 	private final Path file;
 
