@@ -83,7 +83,7 @@ class DeletedNodeTests {
 			finally {
 				lock.unlock();
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		eventually().until(() -> registry.localLocks()
 			.stream()
 			.anyMatch((info) -> info.key().equals("queued") && info.waiters() > 0));

@@ -130,7 +130,7 @@ class LingerTests {
 			finally {
 				lock.unlock();
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		eventually().until(() -> registry.localLocks().get(0).waiters() == 1);
 		lock.unlock();
 		waiter.get(20, TimeUnit.SECONDS);
@@ -389,7 +389,7 @@ class LingerTests {
 					ownLock.unlock();
 				}
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		ZkLock visit = visitor.obtain("busy");
 		List<Long> tokens = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {

@@ -96,10 +96,11 @@ class MultiKeyAndLeaseHandOverTests {
 		assertThat(lease.fencingToken()).isEqualTo(token);
 		assertThat(lease.state()).isEqualTo(LeaseState.HELD);
 		// Still held, by the lease: another thread of this JVM cannot have it
-		CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> registry.obtain("handed").tryLock());
+		CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> registry.obtain("handed").tryLock(),
+				TestThreads.EXECUTOR);
 		assertThat(other.get(10, TimeUnit.SECONDS)).isFalse();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/handed")).hasSize(1));
-		CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(lease::release, TestThreads.EXECUTOR).get(10, TimeUnit.SECONDS);
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/handed")).isEmpty());
 		assertThat(registry.size()).isZero();
 	}
@@ -140,7 +141,7 @@ class MultiKeyAndLeaseHandOverTests {
 		assertThat(lease.key()).isEqualTo("[h1, h2]");
 		assertThat(lease.state()).isEqualTo(LeaseState.HELD);
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h1")).hasSize(1));
-		CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(lease::release, TestThreads.EXECUTOR).get(10, TimeUnit.SECONDS);
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h1")).isEmpty());
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/h2")).isEmpty());
 	}

@@ -118,7 +118,7 @@ class PredecessorDeleteTests {
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		awaitNodes("/locks/late-event", 3);
 		// Keep the proxied client's event thread busy for longer than the session lives
 		CountDownLatch busy = new CountDownLatch(1);
@@ -251,7 +251,7 @@ class PredecessorDeleteTests {
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 	}
 
 	private static List<Node> nodes(CuratorFramework client, String lockPath) throws Exception {

@@ -138,7 +138,7 @@ class ReadWriteLockTests {
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/mixed").size() == 2);
 		ours.readLock().unlock();
 		assertThat(curatorWrite.get(15, TimeUnit.SECONDS)).isTrue();
@@ -509,7 +509,7 @@ class ReadWriteLockTests {
 			catch (Throwable ex) {
 				return ex;
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		await().atMost(Duration.ofSeconds(10)).until(() -> ((ReadWriteEntry) entry(lock)).local.hasQueuedThreads());
 		registry.close();
 		assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(LockAcquisitionException.class)
@@ -538,7 +538,7 @@ class ReadWriteLockTests {
 			finally {
 				lock.readLock().unlock();
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 300))).as("no join of a lost node").isFalse();
 		assertThat(later).isNotDone();
 		assertThatThrownBy(lock.readLock()::lock).as("no reentry of a lost hold").isInstanceOf(LockLostException.class);

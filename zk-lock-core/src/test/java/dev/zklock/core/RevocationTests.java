@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,6 +17,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +35,17 @@ class RevocationTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	/**
+	 * Threads of the test's own: its tasks block, and the common pool may have a single
+	 * worker on a 2-core machine, which a blocked task would keep from the next one.
+	 */
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() {
+		this.executor.shutdownNow();
+	}
 
 	@Test
 	void aHolderThatOptedInHearsCuratorsRevoker() throws Exception {
@@ -178,7 +192,7 @@ class RevocationTests {
 			finally {
 				second.readLock().unlock();
 			}
-		});
+		}, this.executor);
 		// The writer queues only once both readers hold: queued before the second reader,
 		// it would keep that reader waiting, and only one reader would be asked
 		assertThat(secondHolds.await(20, TimeUnit.SECONDS)).as("the second reader holds").isTrue();
@@ -186,7 +200,7 @@ class RevocationTests {
 			writer.writeLock().acquire(Duration.ofSeconds(20));
 			writer.writeLock().unlock();
 			return true;
-		});
+		}, this.executor);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/doc").size() == 3);
 		List<String> asked = this.zk.newRegistry().requestRevocation("doc");
 		assertThat(asked).hasSize(2).allSatisfy((node) -> assertThat(node).contains("__READ__"));
@@ -218,7 +232,7 @@ class RevocationTests {
 			finally {
 				lock.unlock();
 			}
-		});
+		}, this.executor);
 		await().atMost(Duration.ofSeconds(10)).until(() -> registry.waitingCount() == 1);
 		lock.unlock();
 		assertThat(next.get(20, TimeUnit.SECONDS)).isTrue();

@@ -105,11 +105,11 @@ class SemaphoreTests {
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		Thread.sleep(200);
 		assertThat(waiting).isNotDone();
 		// Released by another thread than took it
-		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(first::release, TestThreads.EXECUTOR).get(10, TimeUnit.SECONDS);
 		Lease third = waiting.get(15, TimeUnit.SECONDS);
 		assertThat(third).isNotNull();
 		first.release();
@@ -125,7 +125,8 @@ class SemaphoreTests {
 		ZkSemaphore ours = this.zk.newRegistry().obtainSemaphore("one", 1);
 		InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(this.zk.newClient(), "/locks/one", 1);
 		Lease held = curator.acquire();
-		CompletableFuture<ZkLease> waiting = CompletableFuture.supplyAsync(() -> ours.acquire(Duration.ofSeconds(20)));
+		CompletableFuture<ZkLease> waiting = CompletableFuture.supplyAsync(() -> ours.acquire(Duration.ofSeconds(20)),
+				TestThreads.EXECUTOR);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/one/leases").size() == 2);
 		assertThat(waiting).isNotDone();
 		curator.returnLease(held);
@@ -157,7 +158,8 @@ class SemaphoreTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		CuratorFramework ourClient = this.zk.newClient(proxy.connectString());
 		ZkSemaphore ours = this.zk.newRegistry(ourClient).obtainSemaphore("guarded", permits);
-		CompletableFuture<ZkLease> ourWait = CompletableFuture.supplyAsync(() -> ours.acquire(WAIT));
+		CompletableFuture<ZkLease> ourWait = CompletableFuture.supplyAsync(() -> ours.acquire(WAIT),
+				TestThreads.EXECUTOR);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children(path + "/leases").size() == permits + 1);
 		InterProcessSemaphoreV2 c = new InterProcessSemaphoreV2(this.zk.newClient(), path, permits);
 		CompletableFuture<Lease> theirWait = CompletableFuture.supplyAsync(() -> {
@@ -167,7 +169,7 @@ class SemaphoreTests {
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children(path + "/locks").size() == 2);
 		if (expire) {
 			long session = ourClient.getZookeeperClient().getZooKeeper().getSessionId();

@@ -178,7 +178,8 @@ class WatchRemovalTests {
 		Lease held = curator.acquire();
 		CuratorFramework client = this.zk.newClient();
 		ZkSemaphore ours = this.zk.newRegistry(client).obtainSemaphore("pool", 1);
-		CompletableFuture<ZkLease> waiting = CompletableFuture.supplyAsync(() -> ours.acquire(WAIT));
+		CompletableFuture<ZkLease> waiting = CompletableFuture.supplyAsync(() -> ours.acquire(WAIT),
+				TestThreads.EXECUTOR);
 		eventually().until(() -> childWatched(client, "/locks/pool/leases"));
 		removeWatches(client, "/locks/pool/leases");
 		long returned = System.nanoTime();
@@ -210,7 +211,7 @@ class WatchRemovalTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.EXECUTOR);
 		eventually().until(() -> dataWatched(client, predecessor));
 		removeWatches(client, predecessor);
 		long released = System.nanoTime();

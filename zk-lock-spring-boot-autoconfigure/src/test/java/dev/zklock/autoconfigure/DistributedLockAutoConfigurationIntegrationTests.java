@@ -20,6 +20,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.aop.InvalidLockDeclarationException;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 
@@ -134,7 +135,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 			ZkLock lock = context.getBean(ZkLockRegistry.class).obtain("order:8");
 			lock.lock();
 			try {
-				CompletableFuture<Void> other = CompletableFuture.runAsync(() -> shop.noWait("8"));
+				CompletableFuture<Void> other = CompletableFuture.runAsync(() -> shop.noWait("8"),
+						TestThreads.EXECUTOR);
 				// Catches a hang behind this thread's lock; far above the 2 s default
 				// wait, for a loaded CI
 				assertThatExceptionOfType(Exception.class).isThrownBy(() -> other.get(30, TimeUnit.SECONDS))

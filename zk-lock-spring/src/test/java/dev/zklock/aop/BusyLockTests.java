@@ -28,6 +28,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
@@ -530,7 +531,7 @@ class BusyLockTests {
 		@DistributedLock(key = "'ctx-async'")
 		public CompletableFuture<String> contextAsync() {
 			String name = LockContext.current().name();
-			return CompletableFuture.supplyAsync(() -> "async:" + name);
+			return CompletableFuture.supplyAsync(() -> "async:" + name, TestThreads.EXECUTOR);
 		}
 
 		@DistributedLock(key = "'ctx-mono'")

@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.core.TestThreads;
 import dev.zklock.template.LockContext;
 import dev.zklock.template.LockMode;
 import dev.zklock.core.InProcessZooKeeper;
@@ -34,7 +35,8 @@ class RevocableLockTests {
 		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
 				(c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> jobs.revocable("report"));
+			CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> jobs.revocable("report"),
+					TestThreads.EXECUTOR);
 			assertThat(jobs.holds().await(20, TimeUnit.SECONDS)).isTrue();
 			revokeHolderOf("report");
 			assertThat(run.get(20, TimeUnit.SECONDS)).isEqualTo("interrupted, requested: true");
@@ -47,7 +49,7 @@ class RevocableLockTests {
 		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
 				(c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> run = CompletableFuture.supplyAsync(jobs::revocableReader);
+			CompletableFuture<String> run = CompletableFuture.supplyAsync(jobs::revocableReader, TestThreads.EXECUTOR);
 			assertThat(jobs.holds().await(20, TimeUnit.SECONDS)).isTrue();
 			revokeHolderOf("catalog");
 			assertThat(run.get(20, TimeUnit.SECONDS)).isEqualTo("interrupted, requested: true");
@@ -59,7 +61,7 @@ class RevocableLockTests {
 		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
 				(c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> run = CompletableFuture.supplyAsync(jobs::optedOut);
+			CompletableFuture<String> run = CompletableFuture.supplyAsync(jobs::optedOut, TestThreads.EXECUTOR);
 			assertThat(jobs.holds().await(20, TimeUnit.SECONDS)).isTrue();
 			revokeHolderOf("audit");
 			jobs.release().countDown();

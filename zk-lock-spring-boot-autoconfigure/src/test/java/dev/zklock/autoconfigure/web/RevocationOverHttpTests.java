@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.core.TestThreads;
 import dev.zklock.template.LockContext;
 import dev.zklock.core.InProcessZooKeeper;
 import org.apache.curator.framework.CuratorFramework;
@@ -57,7 +58,7 @@ class RevocationOverHttpTests {
 	void aRevocableMethodIsInterruptedAndAnOptedOutOneIsNot() throws Exception {
 		try (ConfigurableApplicationContext context = start("zklock.endpoint.revocation-enabled=true")) {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> revocable = CompletableFuture.supplyAsync(jobs::revocable);
+			CompletableFuture<String> revocable = CompletableFuture.supplyAsync(jobs::revocable, TestThreads.EXECUTOR);
 			assertThat(jobs.revocableHolds().await(20, TimeUnit.SECONDS)).isTrue();
 			HttpResponse<String> response = delete(context, "/actuator/zklocks/report");
 			assertThat(response.statusCode()).isEqualTo(200);
@@ -66,7 +67,7 @@ class RevocationOverHttpTests {
 			assertThat((List<?>) body.get("asked")).singleElement().asString().startsWith("/locks/report/");
 			assertThat(revocable.get(20, TimeUnit.SECONDS)).isEqualTo("interrupted, revocation requested: true");
 
-			CompletableFuture<String> optedOut = CompletableFuture.supplyAsync(jobs::optedOut);
+			CompletableFuture<String> optedOut = CompletableFuture.supplyAsync(jobs::optedOut, TestThreads.EXECUTOR);
 			assertThat(jobs.optedOutHolds().await(20, TimeUnit.SECONDS)).isTrue();
 			assertThat((List<?>) HttpProbe.json(delete(context, "/actuator/zklocks/audit")).get("asked")).hasSize(1);
 			assertThat(optedOut.get(20, TimeUnit.SECONDS)).isEqualTo("ran to its end, interrupted: false");

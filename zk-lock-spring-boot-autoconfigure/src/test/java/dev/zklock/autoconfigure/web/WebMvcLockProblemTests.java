@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -169,7 +170,7 @@ class WebMvcLockProblemTests {
 		@GetMapping("/work-async")
 		@DistributedLock(key = "'order-4711'", waitMs = 0)
 		CompletableFuture<String> workAsync() {
-			return CompletableFuture.supplyAsync(() -> "done");
+			return CompletableFuture.supplyAsync(() -> "done", TestThreads.EXECUTOR);
 		}
 
 		@GetMapping("/fail")
