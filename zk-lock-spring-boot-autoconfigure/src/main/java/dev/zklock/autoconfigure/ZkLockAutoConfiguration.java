@@ -23,6 +23,10 @@ import org.slf4j.LoggerFactory;
 
 import dev.zklock.aop.DistributedLockAdvisor;
 import dev.zklock.aop.ProxyDistributedLockConfiguration;
+import dev.zklock.autoconfigure.diagnostics.EmbeddedZooKeeperModuleMissingException;
+import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
+import dev.zklock.autoconfigure.logging.CuratorUnhandledErrorLogger;
+import dev.zklock.autoconfigure.metadata.UnknownZkLockPropertiesCheck;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;

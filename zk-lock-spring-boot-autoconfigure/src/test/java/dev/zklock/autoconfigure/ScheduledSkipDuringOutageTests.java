@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,6 +24,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.logging.LoggingSystemProperty;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
@@ -61,6 +63,15 @@ class ScheduledSkipDuringOutageTests {
 
 	/** Ticks skipped during the outage before the log is read. */
 	private static final int TICKS = 20;
+
+	/**
+	 * Spring Boot keeps {@code logging.pattern.console} in a system property, which
+	 * outlives the application: later tests in this JVM get Boot's own pattern back.
+	 */
+	@AfterEach
+	void restoreConsolePattern() {
+		System.clearProperty(LoggingSystemProperty.CONSOLE_PATTERN.getEnvironmentVariableName());
+	}
 
 	@Test
 	void aSkippingJobLogsTheOutageOnceAndCountsEveryTick(CapturedOutput output) throws Exception {
