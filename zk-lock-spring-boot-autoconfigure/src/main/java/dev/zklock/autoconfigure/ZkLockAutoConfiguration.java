@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -106,7 +107,7 @@ public final class ZkLockAutoConfiguration {
 		ZkLockProperties.Auth auth = properties.getAuth();
 		if (auth.isEnabled()) {
 			String credentials = auth.getUsername() + ":" + ((auth.getPassword() != null) ? auth.getPassword() : "");
-			builder.authorization("digest", credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+			builder.authorization("digest", credentials.getBytes(StandardCharsets.UTF_8))
 				.aclProvider(new CreatorOnlyAclProvider());
 		}
 		if (properties.getTls().isEnabled()) {

@@ -13,6 +13,7 @@ import dev.zklock.core.ZkLockRegistry;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * Health of the ZooKeeper session behind the locks, read from the connection state
@@ -51,9 +52,7 @@ public class ZkLockHealthIndicator extends AbstractHealthIndicator {
 			builder.down().withDetail("state", "client " + client.getState());
 		}
 		else if (state == null) {
-			builder
-				.status(connected ? org.springframework.boot.health.contributor.Status.UP
-						: org.springframework.boot.health.contributor.Status.DOWN)
+			builder.status(connected ? Status.UP : Status.DOWN)
 				.withDetail("state", connected ? ConnectionState.CONNECTED : "NEVER_CONNECTED");
 		}
 		else {
