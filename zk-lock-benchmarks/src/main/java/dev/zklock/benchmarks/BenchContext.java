@@ -2,6 +2,7 @@ package dev.zklock.benchmarks;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 
+import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -21,7 +22,7 @@ final class BenchContext {
 	static ConfigurableApplicationContext start(String connectString) {
 		return new SpringApplicationBuilder(Config.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
-			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
+			.bannerMode(Banner.Mode.OFF)
 			.properties("zklock.connect-string=" + connectString, "zklock.lock.default-wait=600s",
 					"logging.level.root=warn")
 			.run();

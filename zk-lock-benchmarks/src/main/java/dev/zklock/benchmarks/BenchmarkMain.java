@@ -3,9 +3,13 @@ package dev.zklock.benchmarks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.apache.zookeeper.Version;
 import org.jspecify.annotations.Nullable;
@@ -137,7 +141,7 @@ public final class BenchmarkMain {
 			.shouldFailOnError(true)
 			.build();
 		Collection<RunResult> results = new Runner(options).run();
-		Map<String, Double> scores = new java.util.HashMap<>();
+		Map<String, Double> scores = new HashMap<>();
 		for (RunResult result : results) {
 			String name = result.getParams().getBenchmark();
 			name = name.substring(name.lastIndexOf('.') + 1);
@@ -184,10 +188,9 @@ public final class BenchmarkMain {
 		LatencyScenario.Latency ours = latency.get(names.get(4));
 		// Uncontended, Curator's shared and per-thread runs are the same code: hold us to
 		// the faster
-		LatencyScenario.Latency curator = java.util.stream.Stream
-			.of(latency.get(names.get(1)), latency.get(names.get(2)))
-			.filter(java.util.Objects::nonNull)
-			.min(java.util.Comparator.comparingDouble(LatencyScenario.Latency::micros))
+		LatencyScenario.Latency curator = Stream.of(latency.get(names.get(1)), latency.get(names.get(2)))
+			.filter(Objects::nonNull)
+			.min(Comparator.comparingDouble(LatencyScenario.Latency::micros))
 			.orElse(null);
 		LatencyScenario.Latency floor = latency.get(LatencyScenario.BARE_PIPELINED);
 		if (ours == null || curator == null || floor == null) {

@@ -12,6 +12,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.integration.zookeeper.lock.ZookeeperLockRegistry;
 
+import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 
 /**
@@ -122,8 +123,8 @@ abstract class Implementation implements AutoCloseable {
 				}
 			};
 			case 4 -> new Implementation(name) {
-				private final ZkLockRegistry registry = track(new ZkLockRegistry(newClient(connectString),
-						dev.zklock.core.ZkLockOptions.defaults().withRootPath(path)));
+				private final ZkLockRegistry registry = track(
+						new ZkLockRegistry(newClient(connectString), ZkLockOptions.defaults().withRootPath(path)));
 
 				@Override
 				Contender contender(int index) {

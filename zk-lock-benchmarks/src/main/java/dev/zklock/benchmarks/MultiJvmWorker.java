@@ -2,6 +2,7 @@ package dev.zklock.benchmarks;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -312,7 +313,7 @@ public final class MultiJvmWorker {
 			this.data[this.size++] = exited;
 		}
 
-		void write(BufferedWriter writer, String[] keys, String jvm) throws java.io.IOException {
+		void write(BufferedWriter writer, String[] keys, String jvm) throws IOException {
 			for (int i = 0; i < this.size; i += 4) {
 				writer.write(keys[(int) this.data[i]] + "," + this.data[i + 1] + "," + this.data[i + 2] + ","
 						+ this.data[i + 3] + "," + jvm);

@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 
 /**
  * The first lock of the ZooKeeper lock articles: one ephemeral node; whoever creates it
@@ -31,7 +32,7 @@ final class NaiveHerdLock {
 			catch (KeeperException.NodeExistsException ex) {
 				CountDownLatch deleted = new CountDownLatch(1);
 				if (this.client.checkExists()
-					.usingWatcher((org.apache.zookeeper.Watcher) (event) -> deleted.countDown())
+					.usingWatcher((Watcher) (event) -> deleted.countDown())
 					.forPath(this.path) != null) {
 					deleted.await();
 				}

@@ -2,7 +2,7 @@ package dev.zklock.embedded;
 
 import java.util.Map;
 
-import dev.zklock.autoconfigure.DefaultLogLevelsEnvironmentPostProcessor;
+import dev.zklock.autoconfigure.logging.DefaultLogLevelsEnvironmentPostProcessor;
 
 import org.springframework.core.env.ConfigurableEnvironment;
 

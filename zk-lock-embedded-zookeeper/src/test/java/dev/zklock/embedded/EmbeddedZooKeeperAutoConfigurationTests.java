@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.autoconfigure.UnknownZkLockPropertiesException;
+import dev.zklock.autoconfigure.metadata.UnknownZkLockPropertiesException;
 import dev.zklock.autoconfigure.ZkLockConnectionDetails;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;

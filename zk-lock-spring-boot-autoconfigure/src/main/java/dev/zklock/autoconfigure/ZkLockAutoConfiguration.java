@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
 import dev.zklock.aop.DistributedLockAdvisor;
 import dev.zklock.aop.DistributedLockProxyRegistrar;
 import dev.zklock.aop.ProxyDistributedLockConfiguration;
+import dev.zklock.autoconfigure.diagnostics.EmbeddedZooKeeperModuleMissingException;
+import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
+import dev.zklock.autoconfigure.logging.CuratorUnhandledErrorLogger;
+import dev.zklock.autoconfigure.metadata.UnknownZkLockPropertiesCheck;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
@@ -103,7 +108,7 @@ public final class ZkLockAutoConfiguration {
 		ZkLockProperties.Auth auth = properties.getAuth();
 		if (auth.isEnabled()) {
 			String credentials = auth.getUsername() + ":" + ((auth.getPassword() != null) ? auth.getPassword() : "");
-			builder.authorization("digest", credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+			builder.authorization("digest", credentials.getBytes(StandardCharsets.UTF_8))
 				.aclProvider(new CreatorOnlyAclProvider());
 		}
 		if (properties.getTls().isEnabled()) {

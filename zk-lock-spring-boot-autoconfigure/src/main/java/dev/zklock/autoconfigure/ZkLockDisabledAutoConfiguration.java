@@ -30,13 +30,14 @@ import org.springframework.util.ReflectionUtils;
 @ConditionalOnBooleanProperty(name = "zklock.enabled", havingValue = false)
 public final class ZkLockDisabledAutoConfiguration {
 
+	private static final Logger logger = LoggerFactory.getLogger(ZkLockDisabledAutoConfiguration.class);
+
 	@Bean
 	static SmartInitializingSingleton zkLockDisabledWarning(ConfigurableListableBeanFactory beanFactory) {
 		return () -> warnAboutUnlockedMethods(beanFactory);
 	}
 
 	private static void warnAboutUnlockedMethods(ConfigurableListableBeanFactory beanFactory) {
-		Logger logger = LoggerFactory.getLogger(ZkLockDisabledAutoConfiguration.class);
 		Set<Method> methods = new LinkedHashSet<>();
 		Set<String> beans = new TreeSet<>();
 		for (String name : beanFactory.getBeanDefinitionNames()) {

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.aop.InvalidLockDeclarationException;
+import dev.zklock.autoconfigure.diagnostics.ZkLockFailureAnalyzers;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.TestThreads;
@@ -253,7 +254,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 	void invalidDeclarationIsReportedAsAFailureAnalysis() {
 		runner().withBean(BareWordService.class).run((context) -> {
 			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis).isNotNull();
 			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on " + BareWordService.class.getName()
 					+ ".run(String) cannot work: its key expression \"inventory\" uses the bare word 'inventory', "
@@ -263,7 +265,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 				.startsWith("If 'inventory' is meant as text, put it in single quotes: " + "key = \"'inventory'\"");
 		});
 		runner().withBean(PrivateMethodService.class).run((context) -> {
-			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on "
 					+ PrivateMethodService.class.getName() + ".run() cannot work: the method is private, and "
 					+ "Spring's proxies cannot intercept private methods: it would run without its lock.");
@@ -273,14 +276,16 @@ class DistributedLockAutoConfigurationIntegrationTests {
 	@Test
 	void readWriteAndSemaphoreDeclarationsThatCannotWorkAreReportedAsFailureAnalyses() {
 		runner().withBean(NoPermitsService.class).run((context) -> {
-			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis.getDescription())
 				.isEqualTo("@DistributedSemaphore on " + NoPermitsService.class.getName()
 						+ ".run() cannot work: permits must be at least 1, but was 0: no call could ever run.");
 			assertThat(analysis.getAction()).contains("permits = 2").endsWith(".");
 		});
 		runner().withBean(AsyncReadService.class).run((context) -> {
-			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis.getDescription()).startsWith("@DistributedLock on " + AsyncReadService.class.getName()
 					+ ".run() cannot work: mode = READ holds the read side of a read/write lock, which belongs to the "
 					+ "thread that took it, and it returns java.util.concurrent.CompletableFuture");
@@ -341,7 +346,8 @@ class DistributedLockAutoConfigurationIntegrationTests {
 	void everyDeclarationThatCannotWorkFailsStartupWithAnAnalysis(Class<?> service, String method, String problem) {
 		runner().withBean(service).run((context) -> {
 			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new InvalidLockDeclarationFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
 			assertThat(analysis.getDescription())
 				.startsWith("@DistributedLock on " + service.getName() + "." + method + " cannot work: ")

@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -53,15 +53,6 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class ScheduledSkipDuringOutageTests {
 
-	/**
-	 * Boot keeps {@code logging.pattern.console} in a system property that outlives the
-	 * application: clear it, so that later tests in this JVM log with Boot's own pattern.
-	 */
-	@AfterAll
-	static void forgetTheConsolePattern() {
-		System.clearProperty(LoggingSystemProperty.CONSOLE_PATTERN.getEnvironmentVariableName());
-	}
-
 	private static final String CONSOLE_PATTERN = "%level [%logger] %msg%n";
 
 	/** The in-process server's lines, which a user of a real ensemble does not see. */
@@ -72,6 +63,15 @@ class ScheduledSkipDuringOutageTests {
 
 	/** Ticks skipped during the outage before the log is read. */
 	private static final int TICKS = 20;
+
+	/**
+	 * Spring Boot keeps {@code logging.pattern.console} in a system property, which
+	 * outlives the application: later tests in this JVM get Boot's own pattern back.
+	 */
+	@AfterEach
+	void restoreConsolePattern() {
+		System.clearProperty(LoggingSystemProperty.CONSOLE_PATTERN.getEnvironmentVariableName());
+	}
 
 	@Test
 	void aSkippingJobLogsTheOutageOnceAndCountsEveryTick(CapturedOutput output) throws Exception {

@@ -1,5 +1,7 @@
 package dev.zklock.autoconfigure;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.aop.DistributedLockAdvisor;
+import dev.zklock.autoconfigure.diagnostics.ZkLockFailureAnalyzers;
+import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLock;
@@ -35,6 +39,7 @@ import org.springframework.core.annotation.Order;
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assumptions.assumeThatThrownBy;
 
 /**
  * Tests for {@link ZkLockAutoConfiguration}, against a real in-process ZooKeeper.
@@ -193,12 +198,21 @@ class ZkLockAutoConfigurationTests {
 		this.zk.server().stop();
 		runner().withPropertyValues("zklock.initial-connect-wait=300ms", "zklock.fail-fast=true").run((context) -> {
 			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new ZooKeeperUnreachableFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.zooKeeperUnreachable()
+				.analyze(context.getStartupFailure());
 			assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
 			assertThat(analysis.getCause()).isInstanceOf(ZooKeeperUnreachableException.class)
 				.hasMessage("ZooKeeper at '" + this.zk.connectString()
 						+ "' could not be reached within 300 ms (zklock.initial-connect-wait), and zklock.fail-fast is true");
 		});
+	}
+
+	@Test
+	void unresolvedHostsReadsEveryFormOfTheConnectString() {
+		assumeThatThrownBy(() -> InetAddress.getByName("a.invalid")).isInstanceOf(UnknownHostException.class);
+		assertThat(ZkLockAutoConfiguration.unresolvedHosts("127.0.0.1:2181, [::1]:2181,localhost/a/b")).isEmpty();
+		assertThat(ZkLockAutoConfiguration.unresolvedHosts("a.invalid:1,127.0.0.1,a.invalid:2,b.invalid/c"))
+			.containsExactly("a.invalid", "b.invalid");
 	}
 
 	@Test

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
-import dev.zklock.autoconfigure.health.ZkLockHealthIndicator;
+import dev.zklock.health.ZkLockHealthIndicator;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLockRegistry;
 

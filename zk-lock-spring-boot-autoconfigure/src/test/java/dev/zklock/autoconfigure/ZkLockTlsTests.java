@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
-import dev.zklock.autoconfigure.health.ZkLockHealthIndicator;
+import dev.zklock.health.ZkLockHealthIndicator;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockRegistry;
 

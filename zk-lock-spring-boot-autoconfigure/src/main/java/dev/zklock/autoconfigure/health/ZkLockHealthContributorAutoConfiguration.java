@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure.health;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.health.ZkLockHealthIndicator;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

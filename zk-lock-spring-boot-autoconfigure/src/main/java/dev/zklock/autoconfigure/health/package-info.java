@@ -1,5 +1,6 @@
 /**
- * Actuator health for the ZooKeeper session behind zk-lock.
+ * Auto-configuration of the Actuator health contributor for the ZooKeeper session behind
+ * zk-lock ({@link dev.zklock.health.ZkLockHealthIndicator}).
  */
 @NullMarked
 package dev.zklock.autoconfigure.health;
