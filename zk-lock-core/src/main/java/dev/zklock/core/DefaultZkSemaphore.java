@@ -40,8 +40,7 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 			return acquire(wait);
 		}
 		catch (LockAcquisitionException ex) {
-			if (ex.getReason() == LockAcquisitionException.Reason.HELD_LOCALLY
-					|| ex.getReason() == LockAcquisitionException.Reason.HELD_REMOTELY) {
+			if (ex.getReason().isBusy()) {
 				return null;
 			}
 			throw ex;

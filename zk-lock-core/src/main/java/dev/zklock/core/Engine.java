@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Engine {
 
-	private static final Logger logger = LoggerFactory.getLogger(ZkLockRegistry.class);
+	private static final Logger logger = LoggerFactory.getLogger(Engine.class);
 
 	final ZkLockOptions options;
 
@@ -148,12 +148,12 @@ final class Engine {
 			return;
 		}
 		try {
-			delete.get(this.options.releaseTimeout().toMillis(), TimeUnit.MILLISECONDS);
+			Futures.await(delete, this.options.releaseTimeout().toNanos());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | TimeoutException ex) {
+		catch (Exception ex) {
 			// The reaper keeps trying; the node is ephemeral in any case
 		}
 	}
@@ -163,7 +163,8 @@ final class Engine {
 	 */
 	void checkLost(TableEntry entry, @Nullable Lease lease) {
 		if (lease != null && lease.state() == LeaseState.LOST) {
-			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken());
+			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken(),
+					lease.lostBecause());
 			if (this.options.lostLockPolicy() == LostLockPolicy.THROW) {
 				throw lost;
 			}

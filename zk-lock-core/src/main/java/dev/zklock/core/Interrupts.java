@@ -1,8 +1,10 @@
 package dev.zklock.core;
 
+import java.util.concurrent.locks.Lock;
+
 /**
  * How one acquisition treats interrupts: throw at once, or remember and restore them when
- * the acquisition ends (for {@link java.util.concurrent.locks.Lock#lock()}).
+ * the acquisition ends (for {@link Lock#lock()}).
  */
 final class Interrupts {
 

@@ -11,6 +11,10 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Lease {
 
+	private static final String SESSION_EXPIRED = "the ZooKeeper session expired";
+
+	private static final String NODE_DELETED = "another client deleted its node";
+
 	private final String nodePath;
 
 	private final long fencingToken;
@@ -19,6 +23,12 @@ final class Lease {
 
 	/** Written under {@link #stateLock}. */
 	private volatile LeaseState state = LeaseState.HELD;
+
+	/**
+	 * What made the lease {@link LeaseState#LOST}, once it is. Written under
+	 * {@link #stateLock}.
+	 */
+	private volatile String lostBecause = SESSION_EXPIRED;
 
 	private final ReentrantLock stateLock = new ReentrantLock();
 
@@ -140,6 +150,33 @@ final class Lease {
 		finally {
 			this.stateLock.unlock();
 		}
+	}
+
+	/**
+	 * Become {@link LeaseState#LOST} because another client deleted the node. Returns
+	 * whether the state changed.
+	 */
+	boolean loseDeleted() {
+		this.stateLock.lock();
+		try {
+			if (this.state == LeaseState.LOST) {
+				return false;
+			}
+			this.lostBecause = NODE_DELETED;
+			this.state = LeaseState.LOST;
+			return true;
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * What made the lease {@link LeaseState#LOST}: its session expired, or another client
+	 * deleted its node.
+	 */
+	String lostBecause() {
+		return this.lostBecause;
 	}
 
 	private record Revocable(Object holder, Runnable listener) {

@@ -60,7 +60,7 @@ final class Linger {
 		this.connectedSession = connectedSession;
 		this.watchRevocation = watchRevocation;
 		this.retire = retire;
-		this.timer = NodeReaper.idleDaemonTimer("zk-lock-linger");
+		this.timer = DaemonTimers.idle("zk-lock-linger");
 		// None runs once the registry has closed
 		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		this.timer.setRemoveOnCancelPolicy(true);

@@ -697,7 +697,7 @@ final class LockEntry extends TableEntry {
 		boolean ended;
 		this.mutex.lock();
 		try {
-			if (this.lease != deleted || !deleted.transition(LeaseState.LOST)) {
+			if (this.lease != deleted || !deleted.loseDeleted()) {
 				return false;
 			}
 			ended = endLingerIfLingering();

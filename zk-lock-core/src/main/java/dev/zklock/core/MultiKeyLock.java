@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -181,7 +183,7 @@ final class MultiKeyLock implements ZkLock {
 	public LeaseState leaseState() {
 		LeaseState worst = LeaseState.HELD;
 		for (ZkLock lock : this.locks) {
-			worst = worse(worst, lock.leaseState());
+			worst = worst.lessCertain(lock.leaseState());
 		}
 		return worst;
 	}
@@ -191,7 +193,7 @@ final class MultiKeyLock implements ZkLock {
 	 */
 	@Override
 	public void onRevocationRequested(Runnable listener) {
-		java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+		AtomicBoolean told = new AtomicBoolean();
 		Runnable once = () -> {
 			if (told.compareAndSet(false, true)) {
 				listener.run();
@@ -259,15 +261,11 @@ final class MultiKeyLock implements ZkLock {
 		return "ZkLock" + path();
 	}
 
-	static LeaseState worse(LeaseState a, LeaseState b) {
-		return (a.ordinal() >= b.ordinal()) ? a : b;
-	}
-
 	/**
 	 * Release every one of the given holds, newest first, even if some throw; then throw
 	 * the first failure with the others suppressed.
 	 */
-	static <T> void releaseInReverse(List<T> holds, java.util.function.Consumer<T> release) {
+	static <T> void releaseInReverse(List<T> holds, Consumer<T> release) {
 		RuntimeException failure = null;
 		for (int i = holds.size() - 1; i >= 0; i--) {
 			try {
@@ -322,7 +320,7 @@ final class MultiKeyLock implements ZkLock {
 		public LeaseState state() {
 			LeaseState worst = LeaseState.HELD;
 			for (ZkLease lease : this.leases) {
-				worst = worse(worst, lease.state());
+				worst = worst.lessCertain(lease.state());
 			}
 			return worst;
 		}

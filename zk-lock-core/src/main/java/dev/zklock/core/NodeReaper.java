@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,7 +66,7 @@ final class NodeReaper implements ConnectionStateListener {
 	NodeReaper(CuratorFramework client, ZkOps ops) {
 		this.client = client;
 		this.ops = ops;
-		this.retries = idleDaemonTimer("zk-lock-reaper");
+		this.retries = DaemonTimers.idle("zk-lock-reaper");
 		client.getConnectionStateListenable().addListener(this);
 	}
 
@@ -74,21 +75,6 @@ final class NodeReaper implements ConnectionStateListener {
 		if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
 			resend();
 		}
-	}
-
-	/**
-	 * A timer of one daemon thread that goes away while it has nothing to run, so that an
-	 * idle registry keeps no thread.
-	 */
-	static ScheduledThreadPoolExecutor idleDaemonTimer(String name) {
-		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
-			Thread thread = new Thread(task, name);
-			thread.setDaemon(true);
-			return thread;
-		});
-		timer.setKeepAliveTime(1, TimeUnit.SECONDS);
-		timer.allowCoreThreadTimeOut(true);
-		return timer;
 	}
 
 	/**
@@ -137,10 +123,13 @@ final class NodeReaper implements ConnectionStateListener {
 	boolean awaitConfirmed(Duration timeout) throws InterruptedException {
 		CompletableFuture<?>[] pendingDeletes = this.unconfirmed.toArray(CompletableFuture<?>[]::new);
 		try {
-			CompletableFuture.allOf(pendingDeletes).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+			Futures.await(CompletableFuture.allOf(pendingDeletes), timeout.toNanos());
 			return true;
 		}
-		catch (ExecutionException | TimeoutException ex) {
+		catch (InterruptedException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
 			return false;
 		}
 	}
@@ -158,7 +147,7 @@ final class NodeReaper implements ConnectionStateListener {
 			if (created != null) {
 				delete(created.path());
 			}
-			else if (isUncertain(unwrap(ex))) {
+			else if (isUncertain(Futures.unwrap(ex))) {
 				sweep(lockPath, protectionId);
 			}
 			done();
@@ -182,7 +171,7 @@ final class NodeReaper implements ConnectionStateListener {
 					}
 				}
 			}
-			else if (!(unwrap(ex) instanceof KeeperException.NoNodeException)) {
+			else if (!(Futures.unwrap(ex) instanceof KeeperException.NoNodeException)) {
 				retryLater(ex, () -> sweep(lockPath, protectionId), lockPath, null);
 			}
 			done();
@@ -197,17 +186,6 @@ final class NodeReaper implements ConnectionStateListener {
 		return failure instanceof KeeperException.ConnectionLossException
 				|| failure instanceof KeeperException.OperationTimeoutException
 				|| failure instanceof KeeperException.SessionMovedException;
-	}
-
-	static Throwable unwrap(Throwable ex) {
-		while (ex instanceof java.util.concurrent.CompletionException
-				|| ex instanceof java.util.concurrent.ExecutionException) {
-			if (ex.getCause() == null) {
-				break;
-			}
-			ex = ex.getCause();
-		}
-		return ex;
 	}
 
 	/**
@@ -241,7 +219,7 @@ final class NodeReaper implements ConnectionStateListener {
 	 * @param gone the future of the delete to fail if the reaper gives up, if any
 	 */
 	private void retryLater(Throwable ex, Runnable retry, String path, @Nullable CompletableFuture<Void> gone) {
-		Throwable cause = unwrap(ex);
+		Throwable cause = Futures.unwrap(ex);
 		if (cause instanceof KeeperException.SessionExpiredException) {
 			// The session that sent it is gone: on a new one, the next connect sends it
 			// again
@@ -275,7 +253,7 @@ final class NodeReaper implements ConnectionStateListener {
 			try {
 				this.retries.schedule(this::resend, 100, TimeUnit.MILLISECONDS);
 			}
-			catch (java.util.concurrent.RejectedExecutionException ex) {
+			catch (RejectedExecutionException ex) {
 				// Detached: the reaper was closed and idle, so nothing is pending but
 				// this, which the next connect cannot send any more; say so rather than
 				// lose it silently

@@ -369,10 +369,6 @@ final class ReadWriteEntry extends TableEntry {
 		return (read != null) ? read : write0;
 	}
 
-	@Nullable Thread writer() {
-		return this.writer;
-	}
-
 	/**
 	 * Who holds the key in this JVM, for a failure message.
 	 */

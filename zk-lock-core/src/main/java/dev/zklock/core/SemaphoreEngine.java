@@ -8,6 +8,8 @@ import java.util.concurrent.TimeoutException;
 
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Acquire and release for semaphores, node for node as Curator's
@@ -27,7 +29,7 @@ final class SemaphoreEngine {
 	/** Curator's child of the semaphore path for the leases. */
 	static final String LEASES = "leases";
 
-	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(SemaphoreEngine.class);
+	private static final Logger logger = LoggerFactory.getLogger(SemaphoreEngine.class);
 
 	private final Engine engine;
 
@@ -104,8 +106,7 @@ final class SemaphoreEngine {
 			this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
 		}
 		catch (AcquireFailure ex) {
-			if (ex.reason() != LockAcquisitionException.Reason.HELD_LOCALLY
-					&& ex.reason() != LockAcquisitionException.Reason.HELD_REMOTELY) {
+			if (!ex.reason().isBusy()) {
 				throw ex;
 			}
 			throw new AcquireFailure(ex.reason(), "every permit is taken, and another caller waits ahead", null);
@@ -157,15 +158,12 @@ final class SemaphoreEngine {
 				.toException(key, path, Duration.ZERO);
 		}
 		try {
-			List<String> children = this.engine.ops.getChildren(leases, null).get(timeout, TimeUnit.MILLISECONDS);
+			List<String> children = Futures.await(this.engine.ops.getChildren(leases, null),
+					TimeUnit.MILLISECONDS.toNanos(timeout));
 			return Math.max(0, permits - children.size());
 		}
-		catch (ExecutionException ex) {
-			if (NodeReaper.unwrap(ex) instanceof KeeperException.NoNodeException) {
-				return permits;
-			}
-			throw new AcquireFailure(LockAcquisitionException.Reason.ERROR, String.valueOf(NodeReaper.unwrap(ex)), ex)
-				.toException(key, path, Duration.ZERO);
+		catch (KeeperException.NoNodeException ex) {
+			return permits;
 		}
 		catch (TimeoutException ex) {
 			throw new AcquireFailure(LockAcquisitionException.Reason.NO_REPLY,
@@ -176,6 +174,10 @@ final class SemaphoreEngine {
 			Thread.currentThread().interrupt();
 			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
 					Duration.ZERO);
+		}
+		catch (Exception ex) {
+			throw new AcquireFailure(LockAcquisitionException.Reason.ERROR, String.valueOf(ex), ex).toException(key,
+					path, Duration.ZERO);
 		}
 	}
 

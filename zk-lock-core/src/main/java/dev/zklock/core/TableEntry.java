@@ -106,7 +106,7 @@ abstract class TableEntry {
 	boolean loseDeletedLease(Lease lease) {
 		boolean[] found = { false };
 		forEachLease((each) -> found[0] |= (each == lease));
-		return found[0] && lease.transition(LeaseState.LOST);
+		return found[0] && lease.loseDeleted();
 	}
 
 	/**

@@ -2,14 +2,15 @@ package dev.zklock.core;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link java.util.concurrent.locks.Lock} protocol of every lock held by a thread,
- * mapped onto one engine call: reentry first, then an acquisition under a deadline that
- * either waits for other holders or makes one attempt, with interrupts deferred or thrown
- * as each method's contract says.
+ * The {@link Lock} protocol of every lock held by a thread, mapped onto one engine call:
+ * reentry first, then an acquisition under a deadline that either waits for other holders
+ * or makes one attempt, with interrupts deferred or thrown as each method's contract
+ * says.
  */
 abstract class ThreadOwnedLock implements ZkLock {
 
@@ -47,7 +48,7 @@ abstract class ThreadOwnedLock implements ZkLock {
 	 */
 	final void checkNotLost(@Nullable Lease lease) {
 		if (lease != null && lease.state() == LeaseState.LOST) {
-			throw new LockLostException(this.key, this.path, lease.fencingToken());
+			throw new LockLostException(this.key, this.path, lease.fencingToken(), lease.lostBecause());
 		}
 	}
 

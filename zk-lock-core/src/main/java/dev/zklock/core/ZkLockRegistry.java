@@ -3,8 +3,11 @@ package dev.zklock.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -125,8 +128,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the lock; for a single distinct key, the same as {@link #obtain}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
 	 */
-	public ZkLock obtainAll(java.util.Collection<String> keys) {
-		java.util.SortedSet<String> sorted = sortedKeys(keys);
+	public ZkLock obtainAll(Collection<String> keys) {
+		SortedSet<String> sorted = sortedKeys(keys);
 		if (sorted.size() == 1) {
 			return obtain(sorted.first());
 		}
@@ -142,8 +145,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the lock; for a single distinct key, the same as {@link #obtainReadWrite}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
 	 */
-	public ZkReadWriteLock obtainAllReadWrite(java.util.Collection<String> keys) {
-		java.util.SortedSet<String> sorted = sortedKeys(keys);
+	public ZkReadWriteLock obtainAllReadWrite(Collection<String> keys) {
+		SortedSet<String> sorted = sortedKeys(keys);
 		if (sorted.size() == 1) {
 			return obtainReadWrite(sorted.first());
 		}
@@ -175,9 +178,9 @@ public class ZkLockRegistry implements AutoCloseable {
 		};
 	}
 
-	private java.util.SortedSet<String> sortedKeys(java.util.Collection<String> keys) {
+	private SortedSet<String> sortedKeys(Collection<String> keys) {
 		Objects.requireNonNull(keys, "keys must not be null");
-		java.util.SortedSet<String> sorted = new java.util.TreeSet<>();
+		SortedSet<String> sorted = new TreeSet<>();
 		for (String key : keys) {
 			lockPath(key);
 			sorted.add(key);
@@ -502,16 +505,12 @@ public class ZkLockRegistry implements AutoCloseable {
 	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what,
 			String key, String path) throws Exception {
 		try {
-			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+			return Futures.await(reply, deadline.remainingNanos());
 		}
 		catch (TimeoutException ex) {
 			throw new TimeoutException(
 					"ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs() + " ms when " + what
 							+ " lock '" + key + "' (" + path + "), connect string " + this.engine.ops.connectString());
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = NodeReaper.unwrap(ex);
-			throw (cause instanceof Exception exception) ? exception : ex;
 		}
 	}
 
@@ -524,11 +523,13 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Stop handing out locks: later calls to {@link #obtain} and {@link #acquireLease}
-	 * throw {@link IllegalStateException}, and threads still waiting for a lock of this
-	 * registry fail with {@link LockAcquisitionException.Reason#CLOSED}. Locks held at
-	 * this moment stay held until released, and are tracked as before: their lease state
-	 * follows the session, and their nodes are deleted when released, retried on
+	 * Stop handing out locks: {@link #obtain} and its kin still return handles, but every
+	 * later acquisition through them ({@code lock}, {@code tryLock}, {@code acquire}, a
+	 * semaphore's permits) and {@link #acquireLease} throw {@link IllegalStateException},
+	 * except a thread's reentry into a hold it kept; threads still waiting for a lock of
+	 * this registry fail with {@link LockAcquisitionException.Reason#CLOSED}. Locks held
+	 * at this moment stay held until released, and are tracked as before: their lease
+	 * state follows the session, and their nodes are deleted when released, retried on
 	 * reconnect if need be. The registry lets go of the client once the last of them is
 	 * released; the client itself is not closed.
 	 */

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -33,10 +34,6 @@ final class ZkOps {
 		this.client = client;
 		this.participantData = participantData;
 		this.acl = acl;
-	}
-
-	CuratorFramework client() {
-		return this.client;
 	}
 
 	/**
@@ -92,7 +89,7 @@ final class ZkOps {
 	}
 
 	boolean isClientClosed() {
-		return this.client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STOPPED;
+		return this.client.getState() == CuratorFrameworkState.STOPPED;
 	}
 
 	int connectionTimeoutMs() {

@@ -1,5 +1,6 @@
 package dev.zklock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -630,7 +631,7 @@ final class ZkParticipant {
 		if (data.length == 0 || data.length > 255) {
 			return null;
 		}
-		String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+		String text = new String(data, StandardCharsets.UTF_8);
 		for (int i = 0; i < text.length(); i++) {
 			char c = text.charAt(i);
 			if (c < 0x20 || c == 0x7f || c == '\uFFFD') {
@@ -756,16 +757,8 @@ final class ZkParticipant {
 				checkInterrupt();
 			}
 		}
-		try {
-			return future.get();
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = NodeReaper.unwrap(ex);
-			if (cause instanceof Exception exception) {
-				throw exception;
-			}
-			throw ex;
-		}
+		// Done by now: no wait
+		return Futures.await(future, 0);
 	}
 
 	private void checkOpen() throws AcquireFailure {

@@ -176,7 +176,8 @@ class EngineFaultTests {
 		assertThat(lockAndReadToken(other, "tracked-1", PATIENCE)).isPositive();
 		eventually().untilAsserted(() -> assertThat(seen).contains("tracked-1=LOST", "tracked-2=LOST"));
 		proxy.refuse(false);
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(second::unlock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(second::unlock)
+			.withMessageContaining("the ZooKeeper session expired");
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(first::unlock);
 	}
 
