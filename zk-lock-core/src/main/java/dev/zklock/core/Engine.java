@@ -2,24 +2,22 @@ package dev.zklock.core;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The parts of a registry that every recipe shares: the client's operations, the reaper,
- * the one watcher, the session tracker, the listeners, and one entry table per recipe. It
+ * the one watcher, the session tracker, the listeners, and the recipes' entry tables. It
  * also holds what the recipes do alike: start a participant, apply the lost-lock policy
  * after a release, and let go of the client once closed and idle.
  */
@@ -33,22 +31,20 @@ final class Engine {
 
 	final NodeReaper reaper;
 
+	final ZkLockListeners listeners = new ZkLockListeners();
+
+	final LockTables tables;
+
+	final SessionTracker sessions;
+
+	final RemoteWaiters remoteWaiters;
+
 	final LockWatches watches;
 
 	final Revocations revocations;
 
-	final ZkLockListeners listeners = new ZkLockListeners();
-
-	final LockTable<LockEntry> mutexes;
-
-	final LockTable<ReadWriteEntry> readWrites;
-
-	final LockTable<SemaphoreEntry> semaphores;
-
-	final SessionTracker sessions;
-
-	/** Keeps exclusive locks' released nodes for a while; null when off. */
-	private final @Nullable Linger linger;
+	/** Run once the client is let go of, before the reaper closes: a recipe's timers. */
+	private final List<Runnable> detachHooks = new CopyOnWriteArrayList<>();
 
 	private volatile boolean closed;
 
@@ -58,31 +54,33 @@ final class Engine {
 		this.options = options;
 		this.ops = new ZkOps(client, participantData(), options.acl());
 		this.reaper = new NodeReaper(client, this.ops);
-		this.revocations = new Revocations(this.ops);
-		this.watches = new LockWatches(this::childrenChanged, this::childWatchRemoved, this.revocations::changed,
-				this.revocations::reconnected, this::connectionDown);
-		this.revocations.watchWith(this.watches, this::revocationRequested, this::watchedNodeDeleted);
-		this.linger = options.linger().isZero() ? null
-				: new Linger(options.linger(), this.reaper, () -> this.ops.isConnected() ? this.ops.sessionId() : 0,
-						this.revocations::watchLingering, this::retireIfIdle);
-		Linger lingerOfEntries = this.linger;
-		// With no local hand-off, what the list would tell changes nothing
-		BiConsumer<LockEntry, Lease> lister = (options.maxLocalHandoffs() > 0) ? this::listHeldNode
-				: LockEntry::heldNodeListFailed;
-		this.mutexes = new LockTable<>((key, path) -> new LockEntry(key, path, lingerOfEntries, lister), this::retired);
-		this.readWrites = new LockTable<>(ReadWriteEntry::new, this::retired);
-		this.semaphores = new LockTable<>(SemaphoreEntry::new, this::retired);
-		this.sessions = new SessionTracker(client, this.ops, this::entries, this.listeners);
+		this.tables = new LockTables(this::retired);
+		this.sessions = new SessionTracker(client, this.ops, this.tables, this.listeners);
+		this.remoteWaiters = new RemoteWaiters(this.ops, this.tables);
+		this.watches = new LockWatches(new WatchEvents());
+		this.revocations = new Revocations(this.ops, this.watches, this.tables, this.sessions);
+	}
+
+	/**
+	 * Make a recipe's entry table.
+	 * @param factory makes an entry from a key and its path
+	 */
+	<E extends TableEntry> LockTable<E> newTable(BiFunction<String, String, E> factory) {
+		return this.tables.add(factory);
+	}
+
+	/**
+	 * Run {@code hook} once the registry lets go of the client: closed, and no lock left.
+	 */
+	void whenDetached(Runnable hook) {
+		this.detachHooks.add(hook);
 	}
 
 	/**
 	 * Every entry of every recipe, for the session tracker and the snapshots.
 	 */
 	Iterable<TableEntry> entries() {
-		return () -> Stream
-			.of(this.mutexes.values().stream(), this.readWrites.values().stream(), this.semaphores.values().stream())
-			.flatMap((entries) -> entries.map(TableEntry.class::cast))
-			.iterator();
+		return this.tables;
 	}
 
 	/**
@@ -184,7 +182,7 @@ final class Engine {
 
 	void close() {
 		this.closed = true;
-		this.entries().forEach(TableEntry::close);
+		this.tables.forEachEntry(TableEntry::close);
 		retired();
 	}
 
@@ -193,134 +191,44 @@ final class Engine {
 	 * released.
 	 */
 	private void retired() {
-		if (this.closed && this.mutexes.isEmpty() && this.readWrites.isEmpty() && this.semaphores.isEmpty()
-				&& this.detached.compareAndSet(false, true)) {
+		if (this.closed && this.tables.isEmpty() && this.detached.compareAndSet(false, true)) {
 			this.sessions.detach();
-			if (this.linger != null) {
-				this.linger.close();
-			}
+			this.detachHooks.forEach(Runnable::run);
 			this.reaper.close();
 		}
 	}
 
-	private void retireIfIdle(LockEntry entry) {
-		this.mutexes.retireIfIdle(entry);
-	}
-
 	/**
-	 * Delete every lingering node now.
+	 * What the one watcher hears, to whom it goes: child events to the remote waiters,
+	 * node events to the revocations (and to the remote waiters, for a lock path gone).
 	 */
-	void endLingers() {
-		this.mutexes.values().forEach(LockEntry::endLinger);
-	}
+	private final class WatchEvents implements LockWatches.Events {
 
-	/**
-	 * Someone asked for a node back: if it lingers, nobody holds it to decide, so it
-	 * goes.
-	 */
-	private void revocationRequested(Lease lease) {
-		LockEntry entry = this.mutexes.get(ZKPaths.getPathAndNode(lease.nodePath()).getPath());
-		if (entry != null) {
-			entry.endLingerOf(lease);
+		@Override
+		public void childrenChanged(String serverPath) {
+			Engine.this.remoteWaiters.childrenChanged(serverPath);
 		}
-	}
 
-	/**
-	 * A node watched for revocation requests is gone. Every release and every end of a
-	 * linger takes the lease out of its entry before it sends the delete, and a lease is
-	 * never put back: a lease still in its entry when its delete is seen was deleted by
-	 * another client, and this JVM holds the lock no more.
-	 */
-	private void watchedNodeDeleted(Lease lease) {
-		String lockPath = ZKPaths.getPathAndNode(lease.nodePath()).getPath();
-		// Only these two recipes' holds listen for revocation, and only a mutex lingers
-		LockEntry exclusive = this.mutexes.get(lockPath);
-		if (exclusive != null) {
-			this.sessions.nodeDeleted(exclusive, lease);
+		@Override
+		public void childWatchRemoved(String serverPath) {
+			Engine.this.remoteWaiters.childWatchRemoved(serverPath);
 		}
-		ReadWriteEntry readWrite = this.readWrites.get(lockPath);
-		if (readWrite != null) {
-			this.sessions.nodeDeleted(readWrite, lease);
-		}
-	}
 
-	/**
-	 * The client lost its connection (or its session): a child watch may be re-armed on
-	 * reconnect, or may not (the client can be told not to re-arm, and a lock path gone
-	 * meanwhile fires another event), so every lock that hands on or joins locally counts
-	 * as having a remote waiter until its next child list read with the watch, and
-	 * lingering nodes go.
-	 */
-	private void connectionDown() {
-		this.mutexes.values().forEach(LockEntry::noteUnwatched);
-		this.readWrites.values().forEach(ReadWriteEntry::noteRemoteWaiter);
-	}
+		@Override
+		public void nodeChanged(String serverPath, boolean deleted) {
+			Engine.this.revocations.changed(serverPath, deleted);
+		}
 
-	/**
-	 * The child watch fired on a lock path: another participant may have joined the queue
-	 * behind the node this JVM holds.
-	 */
-	private void childrenChanged(String serverPath) {
-		String path = this.ops.withoutNamespace(serverPath);
-		// Both, if a key is used with both recipes: each queues on the same path
-		TableEntry exclusive = this.mutexes.get(path);
-		if (exclusive != null) {
-			exclusive.noteRemoteWaiter();
+		@Override
+		public void connectionChanged() {
+			Engine.this.revocations.reconnected();
 		}
-		ReadWriteEntry readWrite = this.readWrites.get(path);
-		if (readWrite != null) {
-			readWrite.noteRemoteWaiter();
-			listReadNode(readWrite);
-		}
-	}
 
-	/**
-	 * Other code on the client removed the child watch on a lock path: a participant that
-	 * queues behind the node this JVM holds now fires nothing. An exclusive key counts
-	 * one as queued until its node is listed again with the watch (at once, if threads of
-	 * this JVM queue for it); a read/write key raises its mark, and lists its read node
-	 * again with the watch. So the bound on hand-offs and joins while another participant
-	 * waits holds whatever other code does with the client's watches.
-	 */
-	private void childWatchRemoved(String serverPath) {
-		String path = this.ops.withoutNamespace(serverPath);
-		LockEntry exclusive = this.mutexes.get(path);
-		if (exclusive != null) {
-			exclusive.childWatchRemoved();
+		@Override
+		public void connectionDown() {
+			Engine.this.remoteWaiters.connectionDown();
 		}
-		ReadWriteEntry readWrite = this.readWrites.get(path);
-		if (readWrite != null) {
-			readWrite.noteRemoteWaiter();
-			listReadNode(readWrite);
-		}
-	}
 
-	/**
-	 * Read a read/write key's children again with the watch, not waited for, if its mark
-	 * is raised while it holds a read node that no list has shown a write node behind:
-	 * another JVM's reader, which holds alongside the read node, fires the child watch as
-	 * a writer, which waits behind it, does, and only the list tells them apart. Once a
-	 * writer is seen, nothing can clear the mark until the node goes, so no more lists.
-	 */
-	void listReadNode(ReadWriteEntry entry) {
-		Lease read = entry.readNodeToList();
-		if (read != null) {
-			this.ops.getChildren(entry.path(), this.watches, (children) -> entry.readNodeListed(read, children));
-		}
-	}
-
-	/**
-	 * Read an exclusive key's children again with the watch, not waited for, while
-	 * {@code held} is its node: a node listed without the watch left the entry unable to
-	 * tell whether another JVM queues behind it, and its threads now take turns on it.
-	 */
-	private void listHeldNode(LockEntry entry, Lease held) {
-		this.ops.getChildren(entry.path(), this.watches, (children) -> entry.heldNodeListed(held, children))
-			.whenComplete((children, ex) -> {
-				if (ex != null) {
-					entry.heldNodeListFailed(held);
-				}
-			});
 	}
 
 	private static byte[] participantData() {

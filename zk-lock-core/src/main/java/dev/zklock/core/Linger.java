@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * What an exclusive lock's entry needs to keep its node after the last local holder
@@ -39,27 +37,24 @@ final class Linger {
 
 	private final NodeReaper reaper;
 
-	private final LongSupplier connectedSession;
+	/** Tells the client's session. */
+	private final ZkOps ops;
 
 	/** Arms, once per lease, the watch for a revocation request on a kept node. */
-	private final Consumer<Lease> watchRevocation;
+	private final Revocations revocations;
 
 	/** Removes an entry whose node went from its table, if nobody else uses it. */
-	private final Consumer<LockEntry> retire;
+	private final MutexEngine mutex;
 
 	private final ScheduledThreadPoolExecutor timer;
 
-	/**
-	 * @param connectedSession the client's session while it is connected, else 0
-	 */
-	Linger(Duration linger, NodeReaper reaper, LongSupplier connectedSession, Consumer<Lease> watchRevocation,
-			Consumer<LockEntry> retire) {
+	Linger(Duration linger, NodeReaper reaper, ZkOps ops, Revocations revocations, MutexEngine mutex) {
 		this.nanos = linger.toNanos();
 		this.renewAfterNanos = Math.max(this.nanos, RENEW_AFTER.toNanos());
 		this.reaper = reaper;
-		this.connectedSession = connectedSession;
-		this.watchRevocation = watchRevocation;
-		this.retire = retire;
+		this.ops = ops;
+		this.revocations = revocations;
+		this.mutex = mutex;
 		this.timer = DaemonTimers.idle("zk-lock-linger");
 		// None runs once the registry has closed
 		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -79,7 +74,7 @@ final class Linger {
 	 * then.
 	 */
 	long sessionIfConnected() {
-		return this.connectedSession.getAsLong();
+		return this.ops.isConnected() ? this.ops.sessionId() : 0;
 	}
 
 	/**
@@ -87,7 +82,7 @@ final class Linger {
 	 * watched from its first linger on (one read, not waited for).
 	 */
 	void watchRevocation(Lease kept) {
-		this.watchRevocation.accept(kept);
+		this.revocations.watchLingering(kept);
 	}
 
 	/**
@@ -108,7 +103,7 @@ final class Linger {
 	 * The entry's kept node went: let the entry leave its table if nobody uses it.
 	 */
 	void retire(LockEntry entry) {
-		this.retire.accept(entry);
+		this.mutex.retireIfIdle(entry);
 	}
 
 	void close() {

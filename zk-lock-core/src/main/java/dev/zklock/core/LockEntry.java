@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.apache.curator.utils.ZKPaths;
@@ -76,8 +75,8 @@ final class LockEntry extends TableEntry {
 	 */
 	private volatile @Nullable Lease listing;
 
-	/** Sends that list; the engine's. */
-	private final BiConsumer<LockEntry, Lease> lister;
+	/** Sends that list. */
+	private final MutexEngine lister;
 
 	/** Keeps released nodes for a while; null when lingering is off. */
 	private final @Nullable Linger linger;
@@ -114,10 +113,29 @@ final class LockEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	LockEntry(String key, String path, @Nullable Linger linger, BiConsumer<LockEntry, Lease> lister) {
+	LockEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
 		super(key, path);
 		this.linger = linger;
 		this.lister = lister;
+	}
+
+	@Override
+	void childrenChanged() {
+		noteRemoteWaiter();
+	}
+
+	@Override
+	void connectionDown() {
+		noteUnwatched();
+	}
+
+	/**
+	 * Someone asked for a node back: if it lingers, nobody holds it to decide, so it
+	 * goes.
+	 */
+	@Override
+	void revocationRequested(Lease lease) {
+		endLingerOf(lease);
 	}
 
 	@Override
@@ -140,6 +158,7 @@ final class LockEntry extends TableEntry {
 	 * nothing now. Counted as queued, as for a node listed without the watch, and listed
 	 * again with it at once if threads of this JVM queue for the node.
 	 */
+	@Override
 	void childWatchRemoved() {
 		noteUnwatched();
 		settleUnwatched();
@@ -191,7 +210,7 @@ final class LockEntry extends TableEntry {
 		finally {
 			this.mutex.unlock();
 		}
-		this.lister.accept(this, held);
+		this.lister.listHeldNode(this, held);
 	}
 
 	/**

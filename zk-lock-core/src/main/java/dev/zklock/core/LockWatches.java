@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -42,34 +40,11 @@ final class LockWatches implements Watcher {
 	 */
 	private final ConcurrentHashMap<String, CompletableFuture<Void>> childLists = new ConcurrentHashMap<>();
 
-	/** Told the server path of a lock path whose children changed. */
-	private final Consumer<String> childrenChanged;
+	/** Told what the watches hear, besides the waiters. */
+	private final Events events;
 
-	/**
-	 * Told the server path of a lock path whose child watch other code on the client
-	 * removed.
-	 */
-	private final Consumer<String> childWatchRemoved;
-
-	/**
-	 * Told the server path of a node whose data changed or that was deleted, and whether
-	 * it was deleted.
-	 */
-	private final BiConsumer<String, Boolean> nodeChanged;
-
-	/** Told when the connection changed. */
-	private final Runnable connectionChanged;
-
-	/** Told when the connection went down, before {@link #connectionChanged}. */
-	private final Runnable connectionDown;
-
-	LockWatches(Consumer<String> childrenChanged, Consumer<String> childWatchRemoved,
-			BiConsumer<String, Boolean> nodeChanged, Runnable connectionChanged, Runnable connectionDown) {
-		this.childrenChanged = childrenChanged;
-		this.childWatchRemoved = childWatchRemoved;
-		this.nodeChanged = nodeChanged;
-		this.connectionChanged = connectionChanged;
-		this.connectionDown = connectionDown;
+	LockWatches(Events events) {
+		this.events = events;
 	}
 
 	@Override
@@ -82,16 +57,16 @@ final class LockWatches implements Watcher {
 				this.childLists.values().forEach((waiter) -> waiter.complete(null));
 				KeeperState state = event.getState();
 				if (state != KeeperState.SyncConnected && state != KeeperState.SaslAuthenticated) {
-					this.connectionDown.run();
+					this.events.connectionDown();
 				}
-				this.connectionChanged.run();
+				this.events.connectionChanged();
 			}
 			case NodeChildrenChanged -> {
 				CompletableFuture<Void> waiter = this.childLists.remove(event.getPath());
 				if (waiter != null) {
 					waiter.complete(null);
 				}
-				this.childrenChanged.accept(event.getPath());
+				this.events.childrenChanged(event.getPath());
 			}
 			case ChildWatchRemoved -> {
 				// Other code on the client removed the watch (removeAllWatches): a change
@@ -102,7 +77,7 @@ final class LockWatches implements Watcher {
 				if (waiter != null) {
 					waiter.complete(null);
 				}
-				this.childWatchRemoved.accept(event.getPath());
+				this.events.childWatchRemoved(event.getPath());
 			}
 			default -> {
 				// A change of a node, or its data watch removed by other code on the
@@ -113,11 +88,11 @@ final class LockWatches implements Watcher {
 				if (waiters != null) {
 					complete(waiters, event.getType() == EventType.NodeDeleted);
 				}
-				this.nodeChanged.accept(event.getPath(), event.getType() == EventType.NodeDeleted);
+				this.events.nodeChanged(event.getPath(), event.getType() == EventType.NodeDeleted);
 				if (event.getType() == EventType.NodeDeleted) {
 					// A child watch re-armed on reconnect for a lock path gone meanwhile
 					// fires as the path's deletion, not as a child change
-					this.childrenChanged.accept(event.getPath());
+					this.events.childrenChanged(event.getPath());
 				}
 			}
 		}
@@ -170,6 +145,43 @@ final class LockWatches implements Watcher {
 
 	private static void complete(List<CompletableFuture<Boolean>> waiters, boolean deleted) {
 		waiters.forEach((waiter) -> waiter.complete(deleted));
+	}
+
+	/**
+	 * What the watches hear, besides the waiters they complete: all on the client's one
+	 * event thread, in the order the events came.
+	 */
+	interface Events {
+
+		/**
+		 * The children of a lock path changed, or the path was deleted.
+		 * @param serverPath the lock path's server path
+		 */
+		void childrenChanged(String serverPath);
+
+		/**
+		 * Other code on the client removed the child watch on a lock path.
+		 * @param serverPath the lock path's server path
+		 */
+		void childWatchRemoved(String serverPath);
+
+		/**
+		 * The data of a node changed, or the node was deleted.
+		 * @param serverPath the node's server path
+		 * @param deleted whether it was deleted
+		 */
+		void nodeChanged(String serverPath, boolean deleted);
+
+		/**
+		 * The connection changed.
+		 */
+		void connectionChanged();
+
+		/**
+		 * The connection went down; told before {@link #connectionChanged}.
+		 */
+		void connectionDown();
+
 	}
 
 }

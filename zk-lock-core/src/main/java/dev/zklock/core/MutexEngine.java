@@ -13,8 +13,23 @@ final class MutexEngine {
 
 	private final Engine engine;
 
+	private final LockTable<LockEntry> entries;
+
+	/** Keeps released nodes for a while; null when off. */
+	private final @Nullable Linger linger;
+
 	MutexEngine(Engine engine) {
 		this.engine = engine;
+		Duration linger = engine.options.linger();
+		this.linger = linger.isZero() ? null : new Linger(linger, engine.reaper, engine.ops, engine.revocations, this);
+		this.entries = engine.newTable(this::newEntry);
+		if (this.linger != null) {
+			engine.whenDetached(this.linger::close);
+		}
+	}
+
+	private LockEntry newEntry(String key, String path) {
+		return new LockEntry(key, path, this.linger, this);
 	}
 
 	Revocations revocations() {
@@ -25,7 +40,7 @@ final class MutexEngine {
 	 * The entry of a lock path, if anyone of this JVM holds or waits for it.
 	 */
 	@Nullable LockEntry entry(String path) {
-		return this.engine.mutexes.get(path);
+		return this.entries.get(path);
 	}
 
 	void acquireOrThrow(String key, String path, Object who, Duration wait) {
@@ -43,7 +58,7 @@ final class MutexEngine {
 	 */
 	void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		LockEntry entry = this.engine.retain(this.engine.mutexes, key, path);
+		LockEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		try {
 			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
@@ -74,7 +89,7 @@ final class MutexEngine {
 		finally {
 			interrupts.restore();
 			if (!acquired) {
-				this.engine.mutexes.release(entry);
+				this.entries.release(entry);
 			}
 		}
 	}
@@ -93,7 +108,7 @@ final class MutexEngine {
 			this.engine.awaitDelete(release.delete());
 		}
 		finally {
-			this.engine.mutexes.release(entry);
+			this.entries.release(entry);
 		}
 		this.engine.checkLost(entry, release.lease());
 	}
@@ -108,6 +123,40 @@ final class MutexEngine {
 			return "holder thread '" + owner.getName() + "'";
 		}
 		return entry.isHeld() ? "held by a lease of this JVM" : "";
+	}
+
+	/**
+	 * Read an exclusive key's children again with the watch, not waited for, while
+	 * {@code held} is its node: a node listed without the watch left the entry unable to
+	 * tell whether another JVM queues behind it, and its threads now take turns on it.
+	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
+	 */
+	void listHeldNode(LockEntry entry, Lease held) {
+		if (this.engine.options.maxLocalHandoffs() <= 0) {
+			entry.heldNodeListFailed(held);
+			return;
+		}
+		this.engine.ops
+			.getChildren(entry.path(), this.engine.watches, (children) -> entry.heldNodeListed(held, children))
+			.whenComplete((children, ex) -> {
+				if (ex != null) {
+					entry.heldNodeListFailed(held);
+				}
+			});
+	}
+
+	/**
+	 * Remove an entry whose lingering node went from the table, unless someone uses it.
+	 */
+	void retireIfIdle(LockEntry entry) {
+		this.entries.retireIfIdle(entry);
+	}
+
+	/**
+	 * Delete every lingering node now.
+	 */
+	void endLingers() {
+		this.entries.values().forEach(LockEntry::endLinger);
 	}
 
 }

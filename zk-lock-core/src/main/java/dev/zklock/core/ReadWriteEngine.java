@@ -10,8 +10,15 @@ final class ReadWriteEngine {
 
 	private final Engine engine;
 
+	private final LockTable<ReadWriteEntry> entries;
+
 	ReadWriteEngine(Engine engine) {
 		this.engine = engine;
+		this.entries = engine.newTable(this::newEntry);
+	}
+
+	private ReadWriteEntry newEntry(String key, String path) {
+		return new ReadWriteEntry(key, path, this);
 	}
 
 	ZkReadWriteLock obtain(String key, String path) {
@@ -23,7 +30,7 @@ final class ReadWriteEngine {
 	}
 
 	@Nullable ReadWriteEntry entry(String path) {
-		return this.engine.readWrites.get(path);
+		return this.entries.get(path);
 	}
 
 	/**
@@ -32,7 +39,7 @@ final class ReadWriteEngine {
 	 */
 	void acquireRead(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		ReadWriteEntry entry = this.engine.retain(this.engine.readWrites, key, path);
+		ReadWriteEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
@@ -60,7 +67,7 @@ final class ReadWriteEngine {
 						acquired = true;
 						// A reader of another JVM that came as the node was installed
 						// raised the mark with no node to list for
-						this.engine.listReadNode(entry);
+						listReadNode(entry);
 					}
 					finally {
 						if (!acquired) {
@@ -76,7 +83,7 @@ final class ReadWriteEngine {
 				if (locked) {
 					entry.local.readLock().unlock();
 				}
-				this.engine.readWrites.release(entry);
+				this.entries.release(entry);
 			}
 		}
 	}
@@ -87,7 +94,7 @@ final class ReadWriteEngine {
 	 */
 	void acquireWrite(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		ReadWriteEntry entry = this.engine.retain(this.engine.readWrites, key, path);
+		ReadWriteEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
@@ -121,7 +128,7 @@ final class ReadWriteEngine {
 				if (locked) {
 					entry.local.writeLock().unlock();
 				}
-				this.engine.readWrites.release(entry);
+				this.entries.release(entry);
 			}
 		}
 	}
@@ -145,7 +152,7 @@ final class ReadWriteEngine {
 	void releaseWrite(ReadWriteEntry entry) {
 		if (entry.local.getWriteHoldCount() > 1) {
 			entry.local.writeLock().unlock();
-			this.engine.readWrites.release(entry);
+			this.entries.release(entry);
 			return;
 		}
 		ReadWriteEntry.Release release = entry.leaveWrite(this.engine.reaper);
@@ -169,9 +176,24 @@ final class ReadWriteEngine {
 			this.engine.awaitDelete(release.delete());
 		}
 		finally {
-			this.engine.readWrites.release(entry);
+			this.entries.release(entry);
 		}
 		this.engine.checkLost(entry, release.lease());
+	}
+
+	/**
+	 * Read a read/write key's children again with the watch, not waited for, if its mark
+	 * is raised while it holds a read node that no list has shown a write node behind:
+	 * another JVM's reader, which holds alongside the read node, fires the child watch as
+	 * a writer, which waits behind it, does, and only the list tells them apart. Once a
+	 * writer is seen, nothing can clear the mark until the node goes, so no more lists.
+	 */
+	void listReadNode(ReadWriteEntry entry) {
+		Lease read = entry.readNodeToList();
+		if (read != null) {
+			this.engine.ops.getChildren(entry.path(), this.engine.watches,
+					(children) -> entry.readNodeListed(read, children));
+		}
 	}
 
 }

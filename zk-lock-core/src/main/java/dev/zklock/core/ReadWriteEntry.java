@@ -84,8 +84,37 @@ final class ReadWriteEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	ReadWriteEntry(String key, String path) {
+	/** Lists the read node again when the mark is raised. */
+	private final ReadWriteEngine lister;
+
+	ReadWriteEntry(String key, String path, ReadWriteEngine lister) {
 		super(key, path);
+		this.lister = lister;
+	}
+
+	/**
+	 * Another JVM's reader, which holds alongside the read node, fires the child watch as
+	 * a writer, which waits behind it, does: the mark is raised, and the read node listed
+	 * again to tell them apart.
+	 */
+	@Override
+	void childrenChanged() {
+		noteRemoteWaiter();
+		this.lister.listReadNode(this);
+	}
+
+	/**
+	 * The mark is raised, and the read node listed again with the watch.
+	 */
+	@Override
+	void childWatchRemoved() {
+		noteRemoteWaiter();
+		this.lister.listReadNode(this);
+	}
+
+	@Override
+	void connectionDown() {
+		noteRemoteWaiter();
 	}
 
 	/**

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,28 +41,20 @@ final class Revocations {
 	/** The nodes watched for a request, by server path. */
 	private final ConcurrentHashMap<String, Lease> watched = new ConcurrentHashMap<>();
 
-	private Watcher watcher = (event) -> {
-	};
+	/** The registry's one watcher. */
+	private final Watcher watcher;
 
-	private Consumer<Lease> requested = (lease) -> {
-	};
+	/** Where the entries of a node's lock path are found. */
+	private final LockTables tables;
 
-	private Consumer<Lease> deleted = (lease) -> {
-	};
+	/** Told when a watched node this JVM may still hold was deleted. */
+	private final SessionTracker sessions;
 
-	Revocations(ZkOps ops) {
+	Revocations(ZkOps ops, Watcher watcher, LockTables tables, SessionTracker sessions) {
 		this.ops = ops;
-	}
-
-	/**
-	 * Set the registry's one watcher, made after this object, what to do besides telling
-	 * the listeners when a request is read (end a linger on the node), and what to do
-	 * when a watched node is found gone (see whether this JVM still holds it).
-	 */
-	void watchWith(Watcher watcher, Consumer<Lease> requested, Consumer<Lease> deleted) {
 		this.watcher = watcher;
-		this.requested = requested;
-		this.deleted = deleted;
+		this.tables = tables;
+		this.sessions = sessions;
 	}
 
 	/**
@@ -101,7 +93,7 @@ final class Revocations {
 		if (deleted) {
 			Lease gone = this.watched.remove(serverPath);
 			if (gone != null) {
-				this.deleted.accept(gone);
+				deleted(gone);
 			}
 			return;
 		}
@@ -179,14 +171,37 @@ final class Revocations {
 			}
 			if (read == null) {
 				if (this.watched.remove(serverPath, lease)) {
-					this.deleted.accept(lease);
+					deleted(lease);
 				}
 			}
 			else if (Arrays.equals(read.data(), REVOKE)) {
 				lease.revocationRequested().forEach(Runnable::run);
-				this.requested.accept(lease);
+				requested(lease);
 			}
 		});
+	}
+
+	/**
+	 * A request was read, and the holders' listeners told: a node that lingers, which
+	 * nobody holds to decide, goes.
+	 */
+	private void requested(Lease lease) {
+		this.tables.forPath(lockPathOf(lease), (entry) -> entry.revocationRequested(lease));
+	}
+
+	/**
+	 * A node watched for revocation requests is gone. Every release and every end of a
+	 * linger takes the lease out of its entry before it sends the delete, and a lease is
+	 * never put back: a lease still in its entry when its delete is seen was deleted by
+	 * another client, and this JVM holds the lock no more. Only the exclusive and the
+	 * read/write recipes' nodes are watched, and only their entries hold such a lease.
+	 */
+	private void deleted(Lease lease) {
+		this.tables.forPath(lockPathOf(lease), (entry) -> this.sessions.nodeDeleted(entry, lease));
+	}
+
+	private static String lockPathOf(Lease lease) {
+		return ZKPaths.getPathAndNode(lease.nodePath()).getPath();
 	}
 
 	private static Runnable safely(Runnable listener) {

@@ -35,9 +35,12 @@ final class SemaphoreEngine {
 
 	private final MutexEngine mutex;
 
+	private final LockTable<SemaphoreEntry> entries;
+
 	SemaphoreEngine(Engine engine, MutexEngine mutex) {
 		this.engine = engine;
 		this.mutex = mutex;
+		this.entries = engine.newTable(SemaphoreEntry::new);
 	}
 
 	ZkSemaphore obtain(String key, String path, int permits) {
@@ -53,7 +56,7 @@ final class SemaphoreEngine {
 	 */
 	ZkLease acquire(String key, String path, int permits, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
-		SemaphoreEntry entry = this.engine.retain(this.engine.semaphores, key, path);
+		SemaphoreEntry entry = this.engine.retain(this.entries, key, path);
 		entry.waiting(1, permits);
 		boolean acquired = false;
 		try {
@@ -92,7 +95,7 @@ final class SemaphoreEngine {
 			entry.waiting(-1, permits);
 			interrupts.restore();
 			if (!acquired) {
-				this.engine.semaphores.release(entry);
+				this.entries.release(entry);
 			}
 		}
 	}
@@ -139,7 +142,7 @@ final class SemaphoreEngine {
 			this.engine.awaitDelete(this.engine.reaper.delete(lease.nodePath()));
 		}
 		finally {
-			this.engine.semaphores.release(entry);
+			this.entries.release(entry);
 		}
 		this.engine.checkLost(entry, lease);
 	}

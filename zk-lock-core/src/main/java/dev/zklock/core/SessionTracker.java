@@ -9,7 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
@@ -59,7 +58,7 @@ final class SessionTracker implements ConnectionStateListener {
 
 	private final ZkOps ops;
 
-	private final Supplier<Iterable<TableEntry>> entries;
+	private final Iterable<TableEntry> entries;
 
 	private final ZkLockListeners listeners;
 
@@ -85,8 +84,7 @@ final class SessionTracker implements ConnectionStateListener {
 	 */
 	private volatile boolean everConnected;
 
-	SessionTracker(CuratorFramework client, ZkOps ops, Supplier<Iterable<TableEntry>> entries,
-			ZkLockListeners listeners) {
+	SessionTracker(CuratorFramework client, ZkOps ops, Iterable<TableEntry> entries, ZkLockListeners listeners) {
 		this.client = client;
 		this.ops = ops;
 		this.entries = entries;
@@ -145,7 +143,7 @@ final class SessionTracker implements ConnectionStateListener {
 			else if (state == ConnectionState.LOST) {
 				this.lostSession = this.connectedSession;
 			}
-			for (TableEntry entry : this.entries.get()) {
+			for (TableEntry entry : this.entries) {
 				entry.forEachLease((lease) -> {
 					LeaseState target = onEvent(lease, state);
 					// A lingering node follows the session too, so that it is reused only

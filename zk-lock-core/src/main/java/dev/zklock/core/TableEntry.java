@@ -118,6 +118,36 @@ abstract class TableEntry {
 	abstract void noteRemoteWaiter();
 
 	/**
+	 * Told, on the client's event thread, that the child watch on the lock path fired:
+	 * another participant may have joined the queue behind a node this entry holds. A
+	 * recipe whose local holders make way for remote waiters raises its mark.
+	 */
+	void childrenChanged() {
+	}
+
+	/**
+	 * Told, on the client's event thread, that other code on the client removed the child
+	 * watch on the lock path: a participant that queues behind a node this entry holds
+	 * fires nothing now.
+	 */
+	void childWatchRemoved() {
+	}
+
+	/**
+	 * Told when the client lost its connection (or its session): no child watch of this
+	 * entry can be trusted until a list arms one again.
+	 */
+	void connectionDown() {
+	}
+
+	/**
+	 * Told that someone wrote a revocation request into {@code lease}'s node, after its
+	 * holders' listeners: a node nobody holds (a linger) goes.
+	 */
+	void revocationRequested(Lease lease) {
+	}
+
+	/**
 	 * Told when a node of this entry, holding, has no child watch armed for it (its list
 	 * armed none, or the connection was lost): a participant of another JVM may queue
 	 * behind it unheard. Unless an entry can settle that, it counts one as queued.

@@ -275,7 +275,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public boolean awaitReleased(Duration timeout) throws InterruptedException {
-		this.engine.endLingers();
+		this.mutex.endLingers();
 		return this.engine.reaper.awaitConfirmed(timeout);
 	}
 
@@ -519,7 +519,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the number of entries
 	 */
 	public int size() {
-		return this.engine.mutexes.size() + this.engine.readWrites.size() + this.engine.semaphores.size();
+		return this.engine.tables.size();
 	}
 
 	/**
