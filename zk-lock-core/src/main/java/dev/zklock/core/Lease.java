@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The ZooKeeper node through which this JVM holds a key: it belongs to the key's
- * {@link LockEntry}, not to a thread, so it can pass from one local holder to the next.
+ * The ZooKeeper node through which this JVM holds a key: it belongs to the key's entry
+ * ({@link TableEntry}), not to a thread, so it can pass from one local holder to the
+ * next.
  */
 final class Lease {
 

@@ -27,6 +27,12 @@ interface LockDriver {
 	/** Curator's name of a semaphore's lease nodes. */
 	String LEASE_NAME = "lease-";
 
+	/** Curator's child of a semaphore's path for its guard mutex. */
+	String SEMAPHORE_GUARD = "locks";
+
+	/** Curator's child of a semaphore's path for its leases. */
+	String SEMAPHORE_LEASES = "leases";
+
 	/** What {@link #blockerIndex} returns when our node holds. */
 	int HOLDS = -1;
 

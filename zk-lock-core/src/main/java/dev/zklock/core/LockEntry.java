@@ -886,8 +886,8 @@ final class LockEntry extends TableEntry {
 		try {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
-			return new LocalLockInfo(key(), path(), held, (owner != null) ? owner.getName() : null, this.heldSince,
-					this.waiters.size(), this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
+					this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.mutex.unlock();

@@ -567,8 +567,8 @@ final class ReadWriteEntry extends TableEntry {
 		finally {
 			this.state.unlock();
 		}
-		return new LocalLockInfo(key(), path(), isHeld(), (owner != null) ? owner.getName() : null, this.heldSince,
-				this.local.getQueueLength(), leaseOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
+		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.heldSince, this.local.getQueueLength(),
+				leaseOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
 	}
 
 	/**

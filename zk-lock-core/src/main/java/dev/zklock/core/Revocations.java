@@ -149,7 +149,8 @@ final class Revocations {
 		List<String> sorted = children.stream().sorted().toList();
 		String names = String.join(", ", sorted.subList(0, Math.min(sorted.size(), 5)))
 				+ ((sorted.size() > 5) ? " and " + (sorted.size() - 5) + " more" : "");
-		boolean semaphore = children.contains(SemaphoreEngine.LEASES) || children.contains(SemaphoreEngine.GUARD);
+		boolean semaphore = children.contains(LockDriver.SEMAPHORE_LEASES)
+				|| children.contains(LockDriver.SEMAPHORE_GUARD);
 		return "its children are " + names
 				+ (semaphore ? ": a semaphore's leases and guard, and semaphore permits are not revocable"
 						: ", none of them a lock node");

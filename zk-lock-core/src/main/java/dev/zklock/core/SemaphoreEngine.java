@@ -23,12 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SemaphoreEngine {
 
-	/** Curator's child of the semaphore path for the guard mutex. */
-	static final String GUARD = "locks";
-
-	/** Curator's child of the semaphore path for the leases. */
-	static final String LEASES = "leases";
-
 	private static final Logger logger = LoggerFactory.getLogger(SemaphoreEngine.class);
 
 	private final Engine engine;
@@ -60,7 +54,7 @@ final class SemaphoreEngine {
 		entry.waiting(1, permits);
 		boolean acquired = false;
 		try {
-			String guardPath = ZKPaths.makePath(path, GUARD);
+			String guardPath = ZKPaths.makePath(path, LockDriver.SEMAPHORE_GUARD);
 			// A lease lost with its session is added again while the wait lasts; for one
 			// attempt, while its ZooKeeper round trips may
 			Deadline reentries = waitForOthers ? deadline
@@ -72,8 +66,8 @@ final class SemaphoreEngine {
 				try {
 					LockEntry held = this.mutex.entry(guardPath);
 					entry.guardedBy((held != null) ? held.lease() : null);
-					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LEASES), LockDriver.firstN(permits),
-							deadline, waitForOthers, interrupts, entry::acquired);
+					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES),
+							LockDriver.firstN(permits), deadline, waitForOthers, interrupts, entry::acquired);
 					break;
 				}
 				catch (SemaphoreEntry.GuardLost ex) {
@@ -153,7 +147,7 @@ final class SemaphoreEngine {
 	 * the client is not connected, as a single attempt does.
 	 */
 	int availablePermits(String key, String path, int permits) {
-		String leases = ZKPaths.makePath(path, LEASES);
+		String leases = ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES);
 		long timeout = this.engine.ops.connectionTimeoutMs();
 		if (!this.engine.ops.isConnected()) {
 			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.engine.sessions.notConnected(),

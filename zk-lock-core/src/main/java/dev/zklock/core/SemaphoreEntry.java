@@ -132,8 +132,8 @@ final class SemaphoreEntry extends TableEntry {
 	@Override
 	LocalLockInfo info() {
 		Lease first = this.leases.stream().findFirst().orElse(null);
-		return new LocalLockInfo(key(), path(), isHeld(), null, this.heldSince, this.waiting.get(), first,
-				LockKind.SEMAPHORE, this.leases.size(), this.permits, false);
+		return snapshot(isHeld(), null, this.heldSince, this.waiting.get(), first, LockKind.SEMAPHORE,
+				this.leases.size(), this.permits, false);
 	}
 
 }

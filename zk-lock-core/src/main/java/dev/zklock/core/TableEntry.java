@@ -1,7 +1,10 @@
 package dev.zklock.core;
 
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or
@@ -80,7 +83,8 @@ abstract class TableEntry {
 	abstract boolean isHeld();
 
 	/**
-	 * Whether the entry keeps a node that nobody of this JVM holds (see {@link Linger}).
+	 * Whether the entry keeps a node that nobody of this JVM holds (see the mutex
+	 * recipe's {@code Linger}).
 	 */
 	boolean isLingering() {
 		return false;
@@ -208,7 +212,7 @@ abstract class TableEntry {
 	 * Refuse a node of this entry on {@code session}: called by a participant before it
 	 * creates a node on the client's session, and once it owns one, before it holds it.
 	 * Every recipe's node may be on any session, save a semaphore's lease (see
-	 * {@link SemaphoreEntry}).
+	 * {@code SemaphoreEntry}).
 	 * @param session the session the node is, or is about to be, created on
 	 * @throws AcquireFailure if the entry may not have a node on it
 	 */
@@ -224,5 +228,15 @@ abstract class TableEntry {
 	 * A snapshot for {@link ZkLockRegistry#localLocks()}.
 	 */
 	abstract LocalLockInfo info();
+
+	/**
+	 * A snapshot of this entry, with what its lease, if any, says.
+	 */
+	final LocalLockInfo snapshot(boolean held, @Nullable String holderThread, @Nullable Instant heldSince, int waiters,
+			@Nullable Lease lease, LockKind kind, int holds, int permits, boolean lingering) {
+		return new LocalLockInfo(this.key, this.path, held, holderThread, heldSince, waiters,
+				(lease != null) ? lease.nodePath() : null, (lease != null) ? lease.fencingToken() : null,
+				(lease != null) ? lease.state() : null, kind, holds, permits, lingering);
+	}
 
 }
