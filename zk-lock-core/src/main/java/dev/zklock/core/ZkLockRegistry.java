@@ -18,6 +18,22 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Engine;
+import dev.zklock.core.internal.Futures;
+import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.Revocations;
+import dev.zklock.core.internal.TableEntry;
+import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.ZkParticipant;
+import dev.zklock.core.internal.mutex.DefaultZkLease;
+import dev.zklock.core.internal.mutex.DefaultZkLock;
+import dev.zklock.core.internal.mutex.LockEntry;
+import dev.zklock.core.internal.mutex.MultiKeyLock;
+import dev.zklock.core.internal.mutex.MutexEngine;
+import dev.zklock.core.internal.readwrite.ReadWriteEngine;
+import dev.zklock.core.internal.semaphore.SemaphoreEngine;
+
 /**
  * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease
  * leases} for keys, all backed by one {@link CuratorFramework} client that the caller

@@ -26,6 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.mutex.LockEntry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

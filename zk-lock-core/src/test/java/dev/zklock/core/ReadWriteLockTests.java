@@ -22,6 +22,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.internal.TableEntry;
+import dev.zklock.core.internal.readwrite.DefaultZkReadWriteLock;
+import dev.zklock.core.internal.readwrite.ReadWriteEngine;
+import dev.zklock.core.internal.readwrite.ReadWriteEntry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
