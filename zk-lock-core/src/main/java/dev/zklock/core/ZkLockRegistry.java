@@ -10,7 +10,6 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -18,20 +17,22 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
 import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.TableEntry;
 import dev.zklock.core.internal.ZkOps;
-import dev.zklock.core.internal.ZkParticipant;
 import dev.zklock.core.internal.mutex.DefaultZkLease;
 import dev.zklock.core.internal.mutex.DefaultZkLock;
-import dev.zklock.core.internal.mutex.LockEntry;
 import dev.zklock.core.internal.mutex.MultiKeyLock;
 import dev.zklock.core.internal.mutex.MutexEngine;
+import dev.zklock.core.internal.mutex.MutexEntry;
 import dev.zklock.core.internal.readwrite.ReadWriteEngine;
+import dev.zklock.core.internal.readwrite.ReadWriteEntry;
 import dev.zklock.core.internal.semaphore.SemaphoreEngine;
 
 /**
@@ -403,7 +404,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
-			children = ZkParticipant
+			children = NodeNames
 				.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
 		}
 		catch (KeeperException.NoNodeException ex) {
@@ -421,9 +422,9 @@ public class ZkLockRegistry implements AutoCloseable {
 				continue;
 			}
 			String child = children.get(i);
-			participants.add(new Participant(child, LockDriver.sequenceOf(child),
-					new String(read.data(), StandardCharsets.UTF_8), read.stat().getCzxid(), participants.isEmpty(),
-					read.stat().getEphemeralOwner()));
+			participants.add(
+					new Participant(child, NodeNames.sequenceOf(child), new String(read.data(), StandardCharsets.UTF_8),
+							read.stat().getCzxid(), participants.isEmpty(), read.stat().getEphemeralOwner()));
 		}
 		return participants;
 	}
@@ -557,8 +558,15 @@ public class ZkLockRegistry implements AutoCloseable {
 	/**
 	 * The mutex entry of a key, for tests in this package.
 	 */
-	@Nullable LockEntry entry(String key) {
+	@Nullable MutexEntry entry(String key) {
 		return this.mutex.entry(lockPath(key));
+	}
+
+	/**
+	 * The read/write entry of a key, for tests in this package.
+	 */
+	@Nullable ReadWriteEntry readWriteEntry(String key) {
+		return this.readWrite.entry(lockPath(key));
 	}
 
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.faults.ZkFaultProxy;
-import dev.zklock.core.internal.ZkParticipant;
+import dev.zklock.core.internal.NodeNames;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,7 +79,7 @@ class PredecessorDeleteTests {
 		ZkLock lock = this.zk.newRegistry().obtain("deleted-waiter");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/deleted-waiter");
 		awaitNodes("/locks/deleted-waiter", 2);
-		String ours = ZkParticipant.inQueueOrder(this.zk.children("/locks/deleted-waiter")).get(1);
+		String ours = NodeNames.inQueueOrder(this.zk.children("/locks/deleted-waiter")).get(1);
 		if (revocationRequestedFirst) {
 			Revoker.attemptRevoke(client, "/locks/deleted-waiter/" + ours);
 		}

@@ -132,7 +132,7 @@ public final class Engine {
 		Deadline zkDeadline = waitForOthers ? deadline
 				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		while (true) {
-			Lease lease = new ZkParticipant(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
+			Lease lease = new Acquisition(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
 					zkDeadline, waitForOthers, interrupts)
 				.acquire();
 			if (this.sessions.publish(entry, lease, () -> install.accept(lease))) {

@@ -76,26 +76,6 @@ public interface LockDriver {
 	boolean othersWaitBehind(List<String> queue, int ourIndex);
 
 	/**
-	 * The sequence part of a node name of any recipe: what follows its lock name, so that
-	 * the read and write nodes of one read/write lock sort in one order, as Curator sorts
-	 * them.
-	 * @param nodeName the node name
-	 * @return the sequence, or the whole name if it has no lock name
-	 */
-	static String sequenceOf(String nodeName) {
-		int end = -1;
-		int length = 0;
-		for (String name : new String[] { MUTEX.lockName(), WRITE.lockName(), READ.lockName(), LEASE_NAME }) {
-			int index = nodeName.lastIndexOf(name);
-			if (index > end) {
-				end = index;
-				length = name.length();
-			}
-		}
-		return (end >= 0) ? nodeName.substring(end + length) : nodeName;
-	}
-
-	/**
 	 * Whether a node belongs to a writer: a {@code __WRIT__} node, or any node of a plain
 	 * mutex, which excludes readers just as well.
 	 */

@@ -6,11 +6,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -63,7 +61,7 @@ public final class NodeReaper implements ConnectionStateListener {
 
 	private final AtomicBoolean detached = new AtomicBoolean();
 
-	public NodeReaper(CuratorFramework client, ZkOps ops) {
+	NodeReaper(CuratorFramework client, ZkOps ops) {
 		this.client = client;
 		this.ops = ops;
 		this.retries = DaemonTimers.idle("zk-lock-reaper");
@@ -74,6 +72,20 @@ public final class NodeReaper implements ConnectionStateListener {
 	public void stateChanged(CuratorFramework client, ConnectionState state) {
 		if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
 			resend();
+		}
+	}
+
+	/**
+	 * Keep work as if it had been kept for want of a connection, in this order, for tests
+	 * in this package.
+	 */
+	void keepPending(List<Runnable> work) {
+		this.pendingLock.lock();
+		try {
+			this.pending.addAll(work);
+		}
+		finally {
+			this.pendingLock.unlock();
 		}
 	}
 
@@ -166,7 +178,7 @@ public final class NodeReaper implements ConnectionStateListener {
 		this.ops.getChildren(lockPath, null).whenComplete((children, ex) -> {
 			if (ex == null) {
 				for (String child : children) {
-					if (ZkParticipant.hasProtectionId(child, protectionId)) {
+					if (NodeNames.hasProtectionId(child, protectionId)) {
 						delete(lockPath + "/" + child);
 					}
 				}

@@ -32,7 +32,7 @@ public final class Revocations {
 	 * the exclusive and the read/write recipes'.
 	 */
 	private static final Pattern LOCK_NODE = Pattern
-		.compile("(" + Pattern.quote(ZkParticipant.PROTECTED_PREFIX) + "[0-9a-fA-F-]{36}-)?("
+		.compile("(" + Pattern.quote(NodeNames.PROTECTED_PREFIX) + "[0-9a-fA-F-]{36}-)?("
 				+ Pattern.quote(LockDriver.MUTEX.lockName()) + "|" + Pattern.quote(LockDriver.WRITE.lockName()) + "|"
 				+ Pattern.quote(LockDriver.READ.lockName()) + ")-?[0-9]+");
 
@@ -118,7 +118,7 @@ public final class Revocations {
 	 * @return the names of the holding nodes
 	 */
 	public static List<String> holders(List<String> children) {
-		List<String> queue = ZkParticipant.inQueueOrder(children);
+		List<String> queue = NodeNames.inQueueOrder(children);
 		List<String> holders = new ArrayList<>();
 		for (int i = 0; i < queue.size(); i++) {
 			if (driverOf(queue.get(i)).blockerIndex(queue, i) == LockDriver.HOLDS) {

@@ -14,7 +14,7 @@ import dev.zklock.core.ZkLockRegistry;
 /**
  * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or
  * lease holds or waits: counted in by each of them, retired by the last one out. It is
- * also what a {@link ZkParticipant} acquires a node for.
+ * also what a {@link Acquisition} acquires a node for.
  */
 public abstract class TableEntry {
 

@@ -30,7 +30,7 @@ public final class ZkOps {
 
 	private final List<ACL> acl;
 
-	public ZkOps(CuratorFramework client, byte[] participantData, List<ACL> acl) {
+	ZkOps(CuratorFramework client, byte[] participantData, List<ACL> acl) {
 		this.client = client;
 		this.participantData = participantData;
 		this.acl = acl;

@@ -9,7 +9,7 @@
  * connection ({@code SessionTracker}), the reaper that deletes released nodes and retries
  * while the connection is down ({@code NodeReaper}), the one watcher
  * ({@code LockWatches}) and where its events go ({@code RemoteWaiters},
- * {@code Revocations}), one acquisition attempt in ZooKeeper ({@code ZkParticipant}), the
+ * {@code Revocations}), one acquisition attempt in ZooKeeper ({@code Acquisition}), the
  * seam where the recipes differ ({@code LockDriver}: node names, who holds, whom to wait
  * behind), and the per-path entry tables ({@code LockTable}, {@code TableEntry}). To add
  * a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
@@ -24,7 +24,7 @@
  * recipe's table only while someone of this JVM holds or waits for it.</dd>
  * <dt>participant</dt>
  * <dd>A node in a lock path's queue in ZooKeeper, of any process; the queue's order is
- * the nodes' sequence. {@code ZkParticipant} is one attempt of this JVM to become one and
+ * the nodes' sequence. {@code Acquisition} is one attempt of this JVM to become one and
  * hold; {@link dev.zklock.core.Participant} is a snapshot of one, for users.</dd>
  * <dt>lease</dt>
  * <dd>Inside the engine: the node through which this JVM holds a lock path

@@ -23,7 +23,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	private @Nullable LockEntry entry;
+	private @Nullable MutexEntry entry;
 
 	private @Nullable Lease lease;
 
@@ -33,7 +33,7 @@ public final class DefaultZkLease implements ZkLease {
 		this.path = path;
 	}
 
-	public void acquired(@Nullable LockEntry entry) {
+	public void acquired(@Nullable MutexEntry entry) {
 		this.entry = entry;
 		this.lease = (entry != null) ? entry.lease() : null;
 	}
@@ -60,7 +60,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	@Override
 	public void release() {
-		LockEntry held = this.entry;
+		MutexEntry held = this.entry;
 		if (held != null && this.released.compareAndSet(false, true)) {
 			this.mutex.release(held, this);
 		}

@@ -32,7 +32,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 
 	@Override
 	public void unlock() {
-		LockEntry entry = ownEntry();
+		MutexEntry entry = ownEntry();
 		if (entry.decrementHolds() > 0) {
 			return;
 		}
@@ -41,7 +41,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 
 	@Override
 	public ZkLease toLease() {
-		LockEntry entry = ownEntry();
+		MutexEntry entry = ownEntry();
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key(), path());
 		entry.transfer(Thread.currentThread(), lease);
 		lease.acquired(entry);
@@ -50,7 +50,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 
 	@Override
 	public boolean isHeldByCurrentThread() {
-		LockEntry entry = this.mutex.entry(path());
+		MutexEntry entry = this.mutex.entry(path());
 		return entry != null && entry.ownerThread() == Thread.currentThread();
 	}
 
@@ -64,7 +64,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	 */
 	@Override
 	public boolean reenter() {
-		LockEntry entry = this.mutex.entry(path());
+		MutexEntry entry = this.mutex.entry(path());
 		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
 			checkNotLost(entry.lease());
 			entry.incrementHolds();
@@ -73,8 +73,8 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 		return false;
 	}
 
-	private LockEntry ownEntry() {
-		LockEntry entry = this.mutex.entry(path());
+	private MutexEntry ownEntry() {
+		MutexEntry entry = this.mutex.entry(path());
 		if (entry == null || entry.ownerThread() != Thread.currentThread()) {
 			throw new IllegalMonitorStateException(
 					"Lock '" + key() + "' is not held by the current thread " + Thread.currentThread().getName());

@@ -102,14 +102,14 @@ final class Linger {
 	/**
 	 * Check on {@code entry} after {@code delayNanos}.
 	 */
-	ScheduledFuture<?> schedule(LockEntry entry, long delayNanos) {
+	ScheduledFuture<?> schedule(MutexEntry entry, long delayNanos) {
 		return this.timer.schedule(entry::lingerTimerFired, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**
 	 * The entry's kept node went: let the entry leave its table if nobody uses it.
 	 */
-	void retire(LockEntry entry) {
+	void retire(MutexEntry entry) {
 		this.mutex.retireIfIdle(entry);
 	}
 

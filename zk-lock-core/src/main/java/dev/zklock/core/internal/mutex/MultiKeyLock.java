@@ -230,7 +230,7 @@ public final class MultiKeyLock implements ZkLock {
 		}
 		Thread current = Thread.currentThread();
 		for (ZkLock lock : this.locks) {
-			LockEntry entry = mutex.entry(lock.path());
+			MutexEntry entry = mutex.entry(lock.path());
 			if (entry == null || entry.ownerThread() != current) {
 				throw new IllegalMonitorStateException(
 						"Lock '" + lock.key() + "' of " + key() + " is not held by the current thread");

@@ -24,7 +24,7 @@ public final class MutexEngine {
 
 	private final Engine engine;
 
-	private final LockTable<LockEntry> entries;
+	private final LockTable<MutexEntry> entries;
 
 	/** Keeps released nodes for a while; null when off. */
 	private final @Nullable Linger linger;
@@ -39,8 +39,8 @@ public final class MutexEngine {
 		}
 	}
 
-	private LockEntry newEntry(String key, String path) {
-		return new LockEntry(key, path, this.linger, this);
+	private MutexEntry newEntry(String key, String path) {
+		return new MutexEntry(key, path, this.linger, this);
 	}
 
 	Revocations revocations() {
@@ -50,7 +50,7 @@ public final class MutexEngine {
 	/**
 	 * The entry of a lock path, if anyone of this JVM holds or waits for it.
 	 */
-	public @Nullable LockEntry entry(String path) {
+	public @Nullable MutexEntry entry(String path) {
 		return this.entries.get(path);
 	}
 
@@ -69,10 +69,10 @@ public final class MutexEngine {
 	 */
 	public void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
-		LockEntry entry = this.engine.retain(this.entries, key, path);
+		MutexEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		try {
-			LockEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			MutexEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
 				case TIMED_OUT ->
 					throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
@@ -108,8 +108,8 @@ public final class MutexEngine {
 	/**
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
-	public void release(LockEntry entry, Object who) {
-		LockEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
+	public void release(MutexEntry entry, Object who) {
+		MutexEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
 				this.engine.ops.sessionId(), this.engine.reaper);
 		try {
 			if (release.handedOff()) {
@@ -128,7 +128,7 @@ public final class MutexEngine {
 	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a
 	 * lease.
 	 */
-	private static String localHolder(LockEntry entry) {
+	private static String localHolder(MutexEntry entry) {
 		Thread owner = entry.ownerThread();
 		if (owner != null) {
 			return "holder thread '" + owner.getName() + "'";
@@ -142,7 +142,7 @@ public final class MutexEngine {
 	 * tell whether another JVM queues behind it, and its threads now take turns on it.
 	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
 	 */
-	void listHeldNode(LockEntry entry, Lease held) {
+	void listHeldNode(MutexEntry entry, Lease held) {
 		if (this.engine.options.maxLocalHandoffs() <= 0) {
 			entry.heldNodeListFailed(held);
 			return;
@@ -159,7 +159,7 @@ public final class MutexEngine {
 	/**
 	 * Remove an entry whose lingering node went from the table, unless someone uses it.
 	 */
-	void retireIfIdle(LockEntry entry) {
+	void retireIfIdle(MutexEntry entry) {
 		this.entries.retireIfIdle(entry);
 	}
 
@@ -167,7 +167,7 @@ public final class MutexEngine {
 	 * Delete every lingering node now.
 	 */
 	public void endLingers() {
-		this.entries.values().forEach(LockEntry::endLinger);
+		this.entries.values().forEach(MutexEntry::endLinger);
 	}
 
 }

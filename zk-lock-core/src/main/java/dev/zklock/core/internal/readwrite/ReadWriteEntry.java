@@ -21,13 +21,14 @@ import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.internal.AcquireFailure;
+import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
 import dev.zklock.core.internal.TableEntry;
-import dev.zklock.core.internal.ZkParticipant;
 
 /**
  * This JVM's state for one read/write key: a fair local read/write lock that orders this
@@ -456,7 +457,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 * it, the mark was raised by another JVM's reader, and is cleared.
 	 */
 	void readNodeListed(Lease read, List<String> children) {
-		List<String> queue = ZkParticipant.inQueueOrder(children);
+		List<String> queue = NodeNames.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(read.nodePath()));
 		if (ours < 0) {
 			return;

@@ -2,7 +2,6 @@ package dev.zklock.core.internal.semaphore;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -23,8 +22,8 @@ import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
-import dev.zklock.core.internal.mutex.LockEntry;
 import dev.zklock.core.internal.mutex.MutexEngine;
+import dev.zklock.core.internal.mutex.MutexEntry;
 
 /**
  * Acquire and release for semaphores, node for node as Curator's
@@ -79,7 +78,7 @@ public final class SemaphoreEngine {
 				Object guard = new Object();
 				acquireGuard(key, guardPath, guard, deadline, waitForOthers, interrupts);
 				try {
-					LockEntry held = this.mutex.entry(guardPath);
+					MutexEntry held = this.mutex.entry(guardPath);
 					entry.guardedBy((held != null) ? held.lease() : null);
 					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES),
 							LockDriver.firstN(permits), deadline, waitForOthers, interrupts, entry::acquired);
@@ -130,7 +129,7 @@ public final class SemaphoreEngine {
 	 * lease holds by its own place among the leases, which only ever grow behind it.
 	 */
 	private void releaseGuard(String guardPath, Object guard) {
-		LockEntry held = this.mutex.entry(guardPath);
+		MutexEntry held = this.mutex.entry(guardPath);
 		if (held == null) {
 			return;
 		}

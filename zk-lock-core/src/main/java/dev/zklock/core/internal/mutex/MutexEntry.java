@@ -17,13 +17,14 @@ import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLease;
+import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
 import dev.zklock.core.internal.TableEntry;
-import dev.zklock.core.internal.ZkParticipant;
 
 /**
  * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it,
@@ -31,9 +32,9 @@ import dev.zklock.core.internal.ZkParticipant;
  *
  * <p>
  * The local slot is granted, never grabbed: a releasing holder hands the slot, and with
- * it possibly the lease, to the head of the queue under the entry's mutex. So a waiter
- * that times out either was granted (and holds) or was never granted (and leaves the
- * queue); no lease can be left with nobody to release it.
+ * it possibly the lease, to the head of the queue under the entry's state lock. So a
+ * waiter that times out either was granted (and holds) or was never granted (and leaves
+ * the queue); no lease can be left with nobody to release it.
  *
  * <p>
  * With a {@link Linger}, the last local holder's release may keep the lease instead of
@@ -42,26 +43,27 @@ import dev.zklock.core.internal.ZkParticipant;
  * revocation request, the linger's end or the registry's close deletes the node.
  *
  * <p>
- * The waiter granted is woken only once the mutex is released: woken under it, the new
- * holder could run at once and block on the mutex for its own release, a second park and
- * wake-up on every hand-off while arrivals queue up on the mutex behind it.
+ * The waiter granted is woken only once the state lock is released: woken under it, the
+ * new holder could run at once and block on the state lock for its own release, a second
+ * park and wake-up on every hand-off while arrivals queue up on the state lock behind it.
  */
-public final class LockEntry extends TableEntry {
+public final class MutexEntry extends TableEntry {
 
 	/**
 	 * Guards the queue, the holder and the lease. A {@link ReentrantLock}, not a monitor:
 	 * a virtual thread that waits on a monitor pins its carrier before JDK 24.
 	 */
-	private final ReentrantLock mutex = new ReentrantLock();
+	private final ReentrantLock stateLock = new ReentrantLock();
 
 	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
 	/**
-	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by mutex.
+	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by
+	 * stateLock.
 	 */
 	private @Nullable Object holder;
 
-	/** The ZooKeeper node this JVM holds for the key; guarded by mutex for writes. */
+	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
 	private volatile @Nullable Lease lease;
 
 	/**
@@ -93,16 +95,20 @@ public final class LockEntry extends TableEntry {
 	/** Keeps released nodes for a while; null when lingering is off. */
 	private final @Nullable Linger linger;
 
-	/** When the current linger ends, in {@link System#nanoTime()}; guarded by mutex. */
+	/**
+	 * When the current linger ends, in {@link System#nanoTime()}; guarded by stateLock.
+	 */
 	private long lingerEnds;
 
-	/** The linger timer, if one is scheduled; guarded by mutex. */
+	/** The linger timer, if one is scheduled; guarded by stateLock. */
 	private @Nullable ScheduledFuture<?> lingerTimer;
 
-	/** When the lease was granted, in {@link System#nanoTime()}; guarded by mutex. */
+	/** When the lease was granted, in {@link System#nanoTime()}; guarded by stateLock. */
 	private long leaseSince;
 
-	/** Set when the registry closes: no slot is granted any more. Written under mutex. */
+	/**
+	 * Set when the registry closes: no slot is granted any more. Written under stateLock.
+	 */
 	private volatile boolean closed;
 
 	/** The thread acquiring the key in ZooKeeper for the head of the queue, if any. */
@@ -110,11 +116,11 @@ public final class LockEntry extends TableEntry {
 
 	/**
 	 * Whether the slot's holder waited in the local queue for it: threads of this JVM
-	 * take turns on the key. Guarded by mutex.
+	 * take turns on the key. Guarded by stateLock.
 	 */
 	private boolean holderQueued;
 
-	/** Hand-offs made since a remote waiter was noticed; guarded by mutex. */
+	/** Hand-offs made since a remote waiter was noticed; guarded by stateLock. */
 	private int handoffsWhileRemoteWaiting;
 
 	/** The holding thread, for the reentrant fast path; null for leases. */
@@ -125,7 +131,7 @@ public final class LockEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	LockEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
+	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
 		super(key, path);
 		this.linger = linger;
 		this.lister = lister;
@@ -182,9 +188,12 @@ public final class LockEntry extends TableEntry {
 			this.remoteWaiting = true;
 			return;
 		}
-		// Raised before the mutex is taken: a thread re-locking the key in a loop sees it
-		// at its next reuse and deletes, even while it keeps this thread off the mutex. A
-		// release that read it clear lingered before this takes the mutex, and is ended
+		// Raised before the state lock is taken: a thread re-locking the key in a loop
+		// sees it
+		// at its next reuse and deletes, even while it keeps this thread off the state
+		// lock. A
+		// release that read it clear lingered before this takes the state lock, and is
+		// ended
 		// here
 		this.remoteWaiting = true;
 		endLinger();
@@ -210,7 +219,7 @@ public final class LockEntry extends TableEntry {
 			return;
 		}
 		Lease held;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			held = this.lease;
 			if (!this.watchMissing || !this.remoteWaiting || held == null || this.holder == null
@@ -220,7 +229,7 @@ public final class LockEntry extends TableEntry {
 			this.listing = held;
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		this.lister.listHeldNode(this, held);
 	}
@@ -231,11 +240,11 @@ public final class LockEntry extends TableEntry {
 	 * behind the node and nobody was seen since the list was sent.
 	 */
 	void heldNodeListed(Lease held, List<String> children) {
-		List<String> queue = ZkParticipant.inQueueOrder(children);
+		List<String> queue = NodeNames.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(held.nodePath()));
 		// Our node missing from its own list: nothing can be ruled out
 		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.listing != held) {
 				return;
@@ -251,7 +260,7 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -261,7 +270,7 @@ public final class LockEntry extends TableEntry {
 	 * this node.
 	 */
 	void heldNodeListFailed(Lease held) {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.listing == held) {
 				this.listing = null;
@@ -269,7 +278,7 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -287,12 +296,12 @@ public final class LockEntry extends TableEntry {
 		if (this.linger != null) {
 			return true;
 		}
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			return this.holderQueued || !this.waiters.isEmpty();
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -328,12 +337,12 @@ public final class LockEntry extends TableEntry {
 	 */
 	@Override
 	public int waitingCount() {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -370,9 +379,9 @@ public final class LockEntry extends TableEntry {
 	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		Waiter waiter;
 		Linger linger = this.linger;
-		// Read outside the mutex: it asks Curator, which may take its own locks
+		// Read outside the state lock: it asks Curator, which may take its own locks
 		long reuseSession = (linger != null && this.lease != null) ? linger.sessionIfConnected() : 0;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.closed) {
 				return Slot.CLOSED;
@@ -397,7 +406,7 @@ public final class LockEntry extends TableEntry {
 			this.waiters.addLast(waiter);
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY, "queued behind another holder in this JVM");
 		settleUnwatched();
@@ -448,7 +457,7 @@ public final class LockEntry extends TableEntry {
 	@Override
 	public void close() {
 		boolean ended;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			this.closed = true;
 			ended = endLingerIfLingering();
@@ -460,7 +469,7 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		Linger linger = this.linger;
 		if (ended && linger != null) {
@@ -489,7 +498,7 @@ public final class LockEntry extends TableEntry {
 	 * Leave the queue unless already granted. Returns whether we left.
 	 */
 	private boolean leaveQueue(Waiter waiter) {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (waiter.granted) {
 				return false;
@@ -498,7 +507,7 @@ public final class LockEntry extends TableEntry {
 			return true;
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -506,7 +515,7 @@ public final class LockEntry extends TableEntry {
 	 * Record the newly acquired lease and the holder.
 	 */
 	void held(Object who, Lease newLease) {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			this.lease = newLease;
 			this.leaseSince = System.nanoTime();
@@ -514,13 +523,13 @@ public final class LockEntry extends TableEntry {
 			markHeld(who);
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		// Threads that queued while the node was acquired found no node to list for
 		settleUnwatched();
 	}
 
-	/** Guarded by mutex. */
+	/** Guarded by stateLock. */
 	private void markHeld(Object who) {
 		this.ownerThread = (who instanceof Thread thread) ? thread : null;
 		this.holds = 1;
@@ -539,7 +548,7 @@ public final class LockEntry extends TableEntry {
 		Waiter granted = null;
 		Lease kept = null;
 		Release release;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.holder != who) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
@@ -584,7 +593,7 @@ public final class LockEntry extends TableEntry {
 				this.waiters.pollFirst();
 				if (handedOff) {
 					// The next holder holds from now: it returns without touching the
-					// mutex again
+					// state lock again
 					markHeld(next.who);
 				}
 				granted = grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
@@ -595,11 +604,11 @@ public final class LockEntry extends TableEntry {
 			release = new Release(current, delete, handedOff);
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 			wake(granted);
 		}
 		if (kept != null && linger != null) {
-			// Outside the mutex: it may send a read
+			// Outside the state lock: it may send a read
 			linger.watchRevocation(kept);
 		}
 		return release;
@@ -610,7 +619,7 @@ public final class LockEntry extends TableEntry {
 	 * connection loss seen since the last child list read for it with the watch (the one
 	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
 	 * session the client is connected with, not asked for back, and not kept past the
-	 * renewal bound. Guarded by mutex.
+	 * renewal bound. Guarded by stateLock.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
 	private boolean isReusable(Lease kept, long connectedSession) {
@@ -621,7 +630,7 @@ public final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Start or extend the linger of the lease just released. Guarded by mutex.
+	 * Start or extend the linger of the lease just released. Guarded by stateLock.
 	 * @return whether it lingers; if no timer could be scheduled, it must be deleted
 	 */
 	private boolean startLinger(Linger linger) {
@@ -648,7 +657,7 @@ public final class LockEntry extends TableEntry {
 			return;
 		}
 		boolean ended = false;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			this.lingerTimer = null;
 			if (lingers()) {
@@ -667,31 +676,31 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		if (ended) {
 			linger.retire(this);
 		}
 	}
 
-	/** Whether the entry keeps a node nobody holds. Guarded by mutex. */
+	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
 	private boolean lingers() {
 		return this.holder == null && this.lease != null;
 	}
 
 	@Override
 	public boolean isLingering() {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			return lingers();
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
 	/**
-	 * Delete the kept node, if the entry lingers. Guarded by mutex.
+	 * Delete the kept node, if the entry lingers. Guarded by stateLock.
 	 * @return whether a linger ended, so that the entry may now be idle
 	 */
 	private boolean endLingerIfLingering() {
@@ -703,7 +712,7 @@ public final class LockEntry extends TableEntry {
 		return true;
 	}
 
-	/** Guarded by mutex. */
+	/** Guarded by stateLock. */
 	private void endLinger(Lease kept) {
 		this.lease = null;
 		this.handoffsWhileRemoteWaiting = 0;
@@ -720,13 +729,13 @@ public final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Under the mutex, so that a linger's re-take cannot come between the test and the
-	 * change: a lease that lingers is lost unheard, and its linger ends.
+	 * Under the state lock, so that a linger's re-take cannot come between the test and
+	 * the change: a lease that lingers is lost unheard, and its linger ends.
 	 */
 	@Override
 	public boolean loseDeletedLease(Lease deleted) {
 		boolean ended;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.lease != deleted || !deleted.loseDeleted()) {
 				return false;
@@ -734,7 +743,7 @@ public final class LockEntry extends TableEntry {
 			ended = endLingerIfLingering();
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		Linger linger = this.linger;
 		if (ended && linger != null) {
@@ -760,12 +769,12 @@ public final class LockEntry extends TableEntry {
 			return;
 		}
 		boolean ended;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			ended = (only == null || this.lease == only) && endLingerIfLingering();
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 		if (ended) {
 			linger.retire(this);
@@ -774,17 +783,17 @@ public final class LockEntry extends TableEntry {
 
 	/**
 	 * Leave the table only if idle at the moment of the count's change: a lingering entry
-	 * becomes idle without a user, so the check and the change are made under the mutex
-	 * that every linger's start and end take.
+	 * becomes idle without a user, so the check and the change are made under the state
+	 * lock that every linger's start and end take.
 	 */
 	@Override
 	public boolean tryRetire() {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			return super.tryRetire();
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -794,7 +803,7 @@ public final class LockEntry extends TableEntry {
 	 * changes.
 	 */
 	void transfer(Thread from, Object to) {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.holder != from || this.ownerThread != from) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
@@ -812,7 +821,7 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -829,7 +838,7 @@ public final class LockEntry extends TableEntry {
 	 */
 	void abandonSlot(Object who) {
 		Waiter granted = null;
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			if (this.holder != who) {
 				return;
@@ -843,14 +852,14 @@ public final class LockEntry extends TableEntry {
 			}
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 			wake(granted);
 		}
 	}
 
 	/**
-	 * Guarded by mutex. The caller {@link #wake wakes} the waiter once the mutex is
-	 * released.
+	 * Guarded by stateLock. The caller {@link #wake wakes} the waiter once the state lock
+	 * is released.
 	 * @return the waiter granted
 	 */
 	private Waiter grant(Waiter next, Slot outcome) {
@@ -862,8 +871,8 @@ public final class LockEntry extends TableEntry {
 	}
 
 	/**
-	 * Wake a waiter granted the slot, if any, after the mutex is released. It holds from
-	 * the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
+	 * Wake a waiter granted the slot, if any, after the state lock is released. It holds
+	 * from the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
 	 * itself granted.
 	 */
 	private static void wake(@Nullable Waiter granted) {
@@ -874,12 +883,12 @@ public final class LockEntry extends TableEntry {
 
 	@Override
 	public boolean isIdle() {
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 
@@ -894,7 +903,7 @@ public final class LockEntry extends TableEntry {
 	@Override
 	public LocalLockInfo info() {
 		// One snapshot: a lingering node is one no holder uses
-		this.mutex.lock();
+		this.stateLock.lock();
 		try {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
@@ -902,7 +911,7 @@ public final class LockEntry extends TableEntry {
 					this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
-			this.mutex.unlock();
+			this.stateLock.unlock();
 		}
 	}
 

@@ -2,11 +2,9 @@ package dev.zklock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -43,12 +41,7 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  * may own a node, and {@link #abandon()} hands whatever it may own to the
  * {@link NodeReaper}.
  */
-public final class ZkParticipant {
-
-	/** Curator's prefix of protected node names. */
-	static final String PROTECTED_PREFIX = "_c_";
-
-	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(LockDriver::sequenceOf);
+public final class Acquisition {
 
 	/** Why a semaphore's lease waits: no single holder to name. */
 	private static final String ALL_TAKEN = "every permit is taken";
@@ -147,7 +140,7 @@ public final class ZkParticipant {
 
 	private int connectionLosses;
 
-	ZkParticipant(ZkOps ops, NodeReaper reaper, LockWatches watches, SessionTracker sessions, TableEntry entry,
+	Acquisition(ZkOps ops, NodeReaper reaper, LockWatches watches, SessionTracker sessions, TableEntry entry,
 			String lockPath, LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
 		this.sessions = sessions;
@@ -159,22 +152,6 @@ public final class ZkParticipant {
 		this.deadline = deadline;
 		this.waitForHolder = waitForHolder;
 		this.interrupts = interrupts;
-	}
-
-	/**
-	 * Return the children of a lock path in queue order.
-	 */
-	public static List<String> inQueueOrder(List<String> children) {
-		List<String> sorted = new ArrayList<>(children);
-		sorted.sort(BY_SEQUENCE);
-		return sorted;
-	}
-
-	/**
-	 * Whether a node name carries a protection id: {@code _c_<id>-...}.
-	 */
-	static boolean hasProtectionId(String nodeName, String protectionId) {
-		return nodeName.startsWith(PROTECTED_PREFIX) && nodeName.startsWith(protectionId, PROTECTED_PREFIX.length());
 	}
 
 	/**
@@ -283,7 +260,7 @@ public final class ZkParticipant {
 	 */
 	private List<String> create(String lockPath) throws Exception {
 		List<CompletableFuture<Void>> containers = createContainers(this.ops.serverPath(lockPath));
-		String prefix = lockPath + "/" + PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
+		String prefix = lockPath + "/" + NodeNames.PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.node = new MaybeCreated(sent);
 		CompletableFuture<List<String>> children = listChildren(lockPath);
@@ -381,9 +358,9 @@ public final class ZkParticipant {
 	 * holds only after a later change, which the watch or a later list tells of.
 	 */
 	private boolean othersWaitBehind(List<String> children, String id) {
-		List<String> queue = inQueueOrder(children);
+		List<String> queue = NodeNames.inQueueOrder(children);
 		for (int i = 0; i < queue.size(); i++) {
-			if (hasProtectionId(queue.get(i), id)) {
+			if (NodeNames.hasProtectionId(queue.get(i), id)) {
 				return (this.driver.blockerIndex(queue, i) == LockDriver.HOLDS) ? this.driver.othersWaitBehind(queue, i)
 						: queue.size() > 1;
 			}
@@ -413,8 +390,8 @@ public final class ZkParticipant {
 		// Listed: the lock path is there, and the next create needs no container
 		this.pathToMake = PathToMake.NONE;
 		String ours = null;
-		for (String child : inQueueOrder(children)) {
-			if (hasProtectionId(child, this.protectionId)) {
+		for (String child : NodeNames.inQueueOrder(children)) {
+			if (NodeNames.hasProtectionId(child, this.protectionId)) {
 				ours = child;
 				break;
 			}
@@ -449,14 +426,14 @@ public final class ZkParticipant {
 		String ourName = ZKPaths.getNodeFromPath(owned.path());
 		List<String> queue = new ArrayList<>(children.size());
 		for (String child : children) {
-			if (!child.equals(ourName) && hasProtectionId(child, this.protectionId)) {
+			if (!child.equals(ourName) && NodeNames.hasProtectionId(child, this.protectionId)) {
 				this.reaper.delete(lockPath + "/" + child);
 			}
 			else {
 				queue.add(child);
 			}
 		}
-		queue.sort(BY_SEQUENCE);
+		NodeNames.sortInQueueOrder(queue);
 		int index = queue.indexOf(ourName);
 		if (index < 0) {
 			// Our node is gone: deleted by hand, or with a session that expired under us
