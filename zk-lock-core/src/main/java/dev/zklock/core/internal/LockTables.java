@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * The entry tables of every recipe of a registry, in the order the recipes made them:
@@ -69,10 +68,6 @@ public final class LockTables implements Iterable<TableEntry> {
 
 	public int size() {
 		return this.tables.stream().mapToInt(LockTable::size).sum();
-	}
-
-	Stream<LockTable<?>> stream() {
-		return this.tables.stream();
 	}
 
 }

@@ -11,8 +11,9 @@
  * ({@code LockWatches}) and where its events go ({@code RemoteWaiters},
  * {@code Revocations}), one acquisition attempt in ZooKeeper ({@code Acquisition}), the
  * seam where the recipes differ ({@code LockDriver}: node names, who holds, whom to wait
- * behind), and the per-path entry tables ({@code LockTable}, {@code TableEntry}). To add
- * a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
+ * behind), how node names are read ({@code NodeNames}: protection id, queue order), and
+ * the per-path entry tables ({@code LockTables}, {@code LockTable}, {@code TableEntry}).
+ * To add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
  * {@code readwrite} and {@code semaphore}.
  *
  * <h2>Vocabulary</h2>
