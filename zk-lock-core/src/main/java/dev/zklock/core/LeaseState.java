@@ -30,6 +30,17 @@ public enum LeaseState {
 	 * does): the node is gone, and another participant may hold the lock now. Work
 	 * guarded by the lock should stop; writes should be fenced.
 	 */
-	LOST
+	LOST;
+
+	/**
+	 * Return the less certain of this state and another: {@code LOST} if either is lost,
+	 * else {@code UNCERTAIN} if either is uncertain, else {@code HELD}. The state of a
+	 * hold on several keys is the least certain of theirs.
+	 * @param other the other state
+	 * @return the less certain of the two
+	 */
+	public LeaseState lessCertain(LeaseState other) {
+		return (ordinal() >= other.ordinal()) ? this : other;
+	}
 
 }

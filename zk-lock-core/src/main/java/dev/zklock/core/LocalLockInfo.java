@@ -31,11 +31,4 @@ public record LocalLockInfo(String key, String path, boolean held, @Nullable Str
 		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
 		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits, boolean lingering) {
 
-	LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
-			int waiters, @Nullable Lease lease, LockKind kind, int holds, int permits, boolean lingering) {
-		this(key, path, held, holderThread, heldSince, waiters, (lease != null) ? lease.nodePath() : null,
-				(lease != null) ? lease.fencingToken() : null, (lease != null) ? lease.state() : null, kind, holds,
-				permits, lingering);
-	}
-
 }

@@ -2,6 +2,8 @@ package dev.zklock.core;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a lock was not acquired within its wait, or ZooKeeper could not be reached
  * within it. The message names the key, the ZooKeeper path, the time waited and the
@@ -31,7 +33,7 @@ public class LockAcquisitionException extends RuntimeException {
 	 * @param cause the underlying failure, if any
 	 */
 	public LockAcquisitionException(String key, String path, Duration waited, Reason reason, String detail,
-			@org.jspecify.annotations.Nullable Throwable cause) {
+			@Nullable Throwable cause) {
 		super("Could not acquire lock '" + key + "' (ZooKeeper path " + path + ") after waiting " + waited.toMillis()
 				+ " ms: " + reason.description + (detail.isEmpty() ? "" : " (" + detail + ")"), cause);
 		this.key = key;
@@ -120,6 +122,16 @@ public class LockAcquisitionException extends RuntimeException {
 
 		Reason(String description) {
 			this.description = description;
+		}
+
+		/**
+		 * Whether the lock was busy: someone else, in this JVM or another participant,
+		 * held it for the whole wait. Only then does trying again later make sense as it
+		 * is; the other reasons say ZooKeeper, the caller or the registry failed.
+		 * @return whether the reason is {@link #HELD_LOCALLY} or {@link #HELD_REMOTELY}
+		 */
+		public boolean isBusy() {
+			return this == HELD_LOCALLY || this == HELD_REMOTELY;
 		}
 
 	}

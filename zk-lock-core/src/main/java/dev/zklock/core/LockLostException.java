@@ -1,10 +1,10 @@
 package dev.zklock.core;
 
 /**
- * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the
- * ZooKeeper session that owned the lease expired while the lock was held: another
- * participant may have held the lock at the same time. The local state is already
- * released when this is thrown.
+ * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the lease
+ * was {@link LeaseState#LOST} while the lock was held: the ZooKeeper session that owned
+ * it expired, or another client deleted its node. Another participant may have held the
+ * lock at the same time. The local state is already released when this is thrown.
  *
  * @author zk-lock
  */
@@ -25,8 +25,20 @@ public class LockLostException extends RuntimeException {
 	 * @param fencingToken the fencing token of the lost lease
 	 */
 	public LockLostException(String key, String path, long fencingToken) {
+		this(key, path, fencingToken, "the ZooKeeper session expired or another client deleted its node");
+	}
+
+	/**
+	 * Create a new instance that says what happened.
+	 * @param key the lock key
+	 * @param path the ZooKeeper path of the lock
+	 * @param fencingToken the fencing token of the lost lease
+	 * @param lostBecause what made the lease lost, such as "the ZooKeeper session
+	 * expired"
+	 */
+	public LockLostException(String key, String path, long fencingToken, String lostBecause) {
 		super("Lock '" + key + "' (ZooKeeper path " + path + ", fencing token " + fencingToken
-				+ ") was lost while held: the ZooKeeper session expired, so another participant may have held it too");
+				+ ") was lost while held: " + lostBecause + ", so another participant may have held it too");
 		this.key = key;
 		this.path = path;
 		this.fencingToken = fencingToken;

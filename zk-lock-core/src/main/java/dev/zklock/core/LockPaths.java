@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Maps lock keys to ZooKeeper paths. A key becomes exactly one path segment under the
  * root path, unchanged, so that a plain Curator {@code InterProcessMutex} on
@@ -35,7 +37,7 @@ public final class LockPaths {
 	 * @param key the key
 	 * @throws IllegalArgumentException naming the key and what is wrong with it
 	 */
-	public static void validateKey(@org.jspecify.annotations.Nullable String key) {
+	public static void validateKey(@Nullable String key) {
 		if (key == null) {
 			throw new IllegalArgumentException("Lock key must not be null");
 		}

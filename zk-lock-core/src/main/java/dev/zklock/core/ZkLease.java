@@ -1,10 +1,12 @@
 package dev.zklock.core;
 
+import java.time.Duration;
+
 /**
  * A lock hold that belongs to no thread: acquired by one thread and released by any, for
  * example by the thread that completes an asynchronous method. Obtained from
- * {@link ZkLockRegistry#acquireLease(String, java.time.Duration)}. Not reentrant: a
- * second lease on the same key waits for this one.
+ * {@link ZkLockRegistry#acquireLease(String, Duration)}. Not reentrant: a second lease on
+ * the same key waits for this one.
  *
  * @author zk-lock
  */

@@ -3,17 +3,37 @@ package dev.zklock.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.internal.Acquisition;
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Engine;
+import dev.zklock.core.internal.Futures;
+import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.NodeNames;
+import dev.zklock.core.internal.Revocations;
+import dev.zklock.core.internal.TableEntry;
+import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.mutex.DefaultZkLease;
+import dev.zklock.core.internal.mutex.DefaultZkLock;
+import dev.zklock.core.internal.mutex.MultiKeyLock;
+import dev.zklock.core.internal.mutex.MutexEngine;
+import dev.zklock.core.internal.mutex.MutexEntry;
+import dev.zklock.core.internal.readwrite.ReadWriteEngine;
+import dev.zklock.core.internal.readwrite.ReadWriteEntry;
+import dev.zklock.core.internal.semaphore.SemaphoreEngine;
 
 /**
  * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease
@@ -125,8 +145,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the lock; for a single distinct key, the same as {@link #obtain}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
 	 */
-	public ZkLock obtainAll(java.util.Collection<String> keys) {
-		java.util.SortedSet<String> sorted = sortedKeys(keys);
+	public ZkLock obtainAll(Collection<String> keys) {
+		SortedSet<String> sorted = sortedKeys(keys);
 		if (sorted.size() == 1) {
 			return obtain(sorted.first());
 		}
@@ -142,8 +162,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the lock; for a single distinct key, the same as {@link #obtainReadWrite}
 	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
 	 */
-	public ZkReadWriteLock obtainAllReadWrite(java.util.Collection<String> keys) {
-		java.util.SortedSet<String> sorted = sortedKeys(keys);
+	public ZkReadWriteLock obtainAllReadWrite(Collection<String> keys) {
+		SortedSet<String> sorted = sortedKeys(keys);
 		if (sorted.size() == 1) {
 			return obtainReadWrite(sorted.first());
 		}
@@ -175,9 +195,9 @@ public class ZkLockRegistry implements AutoCloseable {
 		};
 	}
 
-	private java.util.SortedSet<String> sortedKeys(java.util.Collection<String> keys) {
+	private SortedSet<String> sortedKeys(Collection<String> keys) {
 		Objects.requireNonNull(keys, "keys must not be null");
-		java.util.SortedSet<String> sorted = new java.util.TreeSet<>();
+		SortedSet<String> sorted = new TreeSet<>();
 		for (String key : keys) {
 			lockPath(key);
 			sorted.add(key);
@@ -272,7 +292,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public boolean awaitReleased(Duration timeout) throws InterruptedException {
-		this.engine.endLingers();
+		this.mutex.endLingers();
 		return this.engine.reaper.awaitConfirmed(timeout);
 	}
 
@@ -384,7 +404,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
-			children = ZkParticipant
+			children = NodeNames
 				.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
 		}
 		catch (KeeperException.NoNodeException ex) {
@@ -402,9 +422,9 @@ public class ZkLockRegistry implements AutoCloseable {
 				continue;
 			}
 			String child = children.get(i);
-			participants.add(new Participant(child, LockDriver.sequenceOf(child),
-					new String(read.data(), StandardCharsets.UTF_8), read.stat().getCzxid(), participants.isEmpty(),
-					read.stat().getEphemeralOwner()));
+			participants.add(
+					new Participant(child, NodeNames.sequenceOf(child), new String(read.data(), StandardCharsets.UTF_8),
+							read.stat().getCzxid(), participants.isEmpty(), read.stat().getEphemeralOwner()));
 		}
 		return participants;
 	}
@@ -502,16 +522,12 @@ public class ZkLockRegistry implements AutoCloseable {
 	private <T extends @Nullable Object> T awaitRead(CompletableFuture<T> reply, Deadline deadline, String what,
 			String key, String path) throws Exception {
 		try {
-			return reply.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+			return Futures.await(reply, deadline.remainingNanos());
 		}
 		catch (TimeoutException ex) {
 			throw new TimeoutException(
 					"ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs() + " ms when " + what
 							+ " lock '" + key + "' (" + path + "), connect string " + this.engine.ops.connectString());
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = NodeReaper.unwrap(ex);
-			throw (cause instanceof Exception exception) ? exception : ex;
 		}
 	}
 
@@ -520,15 +536,17 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the number of entries
 	 */
 	public int size() {
-		return this.engine.mutexes.size() + this.engine.readWrites.size() + this.engine.semaphores.size();
+		return this.engine.tables.size();
 	}
 
 	/**
-	 * Stop handing out locks: later calls to {@link #obtain} and {@link #acquireLease}
-	 * throw {@link IllegalStateException}, and threads still waiting for a lock of this
-	 * registry fail with {@link LockAcquisitionException.Reason#CLOSED}. Locks held at
-	 * this moment stay held until released, and are tracked as before: their lease state
-	 * follows the session, and their nodes are deleted when released, retried on
+	 * Stop handing out locks: {@link #obtain} and its kin still return handles, but every
+	 * later acquisition through them ({@code lock}, {@code tryLock}, {@code acquire}, a
+	 * semaphore's permits) and {@link #acquireLease} throw {@link IllegalStateException},
+	 * except a thread's reentry into a hold it kept; threads still waiting for a lock of
+	 * this registry fail with {@link LockAcquisitionException.Reason#CLOSED}. Locks held
+	 * at this moment stay held until released, and are tracked as before: their lease
+	 * state follows the session, and their nodes are deleted when released, retried on
 	 * reconnect if need be. The registry lets go of the client once the last of them is
 	 * released; the client itself is not closed.
 	 */
@@ -540,8 +558,15 @@ public class ZkLockRegistry implements AutoCloseable {
 	/**
 	 * The mutex entry of a key, for tests in this package.
 	 */
-	@Nullable LockEntry entry(String key) {
+	@Nullable MutexEntry entry(String key) {
 		return this.mutex.entry(lockPath(key));
+	}
+
+	/**
+	 * The read/write entry of a key, for tests in this package.
+	 */
+	@Nullable ReadWriteEntry readWriteEntry(String key) {
+		return this.readWrite.entry(lockPath(key));
 	}
 
 }

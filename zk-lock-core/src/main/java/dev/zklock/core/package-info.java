@@ -3,7 +3,7 @@
  * hand-off, fencing tokens and explicit session-loss states. No Spring dependency.
  *
  * <p>
- * Start with {@link dev.zklock.core.ZkLockRegistry}.
+ * Start with {@link ZkLockRegistry}.
  */
 @NullMarked
 package dev.zklock.core;

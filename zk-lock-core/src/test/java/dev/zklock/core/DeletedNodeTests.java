@@ -40,7 +40,9 @@ class DeletedNodeTests {
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
 		assertThat(lock.isHeldByCurrentThread()).as("still held locally, until unlocked").isTrue();
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("another client deleted its node")
+			.withMessageNotContaining("session");
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
 	}
 
@@ -55,7 +57,8 @@ class DeletedNodeTests {
 		deleteTheNodeOf("doc");
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(read.leaseState()).isEqualTo(LeaseState.LOST);
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock)
+			.withMessageContaining("another client deleted its node");
 	}
 
 	@Test

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.internal.NodeNames;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,10 +59,11 @@ class PredecessorDeleteTests {
 		InterProcessMutex curator = new InterProcessMutex(client, "/locks/behind-waiter");
 		curator.acquire();
 		String between = queueAs(client, "/locks/behind-waiter/lock-");
-		ZkLock lock = this.zk.newRegistry().obtain("behind-waiter");
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLock lock = this.zk.newRegistry(this.zk.newClient(proxy.connectString())).obtain("behind-waiter");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/behind-waiter");
 		awaitNodes("/locks/behind-waiter", 3);
-		Hold hold = inOnlyAfter(client, between, waiter, curator::release);
+		Hold hold = inOnlyAfter(client, proxy, between, waiter, curator::release);
 		assertThat(hold.nodes()).singleElement().satisfies((node) -> assertThat(node.czxid()).isEqualTo(hold.token()));
 	}
 
@@ -78,7 +80,7 @@ class PredecessorDeleteTests {
 		ZkLock lock = this.zk.newRegistry().obtain("deleted-waiter");
 		CompletableFuture<Hold> waiter = holdOnOtherThread(client, lock, "/locks/deleted-waiter");
 		awaitNodes("/locks/deleted-waiter", 2);
-		String ours = ZkParticipant.inQueueOrder(this.zk.children("/locks/deleted-waiter")).get(1);
+		String ours = NodeNames.inQueueOrder(this.zk.children("/locks/deleted-waiter")).get(1);
 		if (revocationRequestedFirst) {
 			Revoker.attemptRevoke(client, "/locks/deleted-waiter/" + ours);
 		}
@@ -156,10 +158,12 @@ class PredecessorDeleteTests {
 		InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/writer-behind");
 		curator.writeLock().acquire();
 		String waitingReader = queueAs(client, "/locks/writer-behind/__READ__");
-		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("writer-behind");
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkReadWriteLock lock = this.zk.newRegistry(this.zk.newClient(proxy.connectString()))
+			.obtainReadWrite("writer-behind");
 		CompletableFuture<Hold> writer = holdOnOtherThread(client, lock.writeLock(), "/locks/writer-behind");
 		awaitNodes("/locks/writer-behind", 3);
-		assertThat(inOnlyAfter(client, waitingReader, writer, curator.writeLock()::release).nodes()).hasSize(1);
+		assertThat(inOnlyAfter(client, proxy, waitingReader, writer, curator.writeLock()::release).nodes()).hasSize(1);
 	}
 
 	@Test
@@ -215,12 +219,15 @@ class PredecessorDeleteTests {
 
 	/**
 	 * Delete another waiter's node ahead of ours: ours must stay out until the holder
-	 * releases, then get in.
+	 * releases, then get in. Ours has taken the delete in once it reads (and watches) a
+	 * node again through {@code proxy}: the one now ahead of it, after the child list.
+	 * Holding on the delete, it would read none, and be done.
 	 */
-	private static Hold inOnlyAfter(CuratorFramework client, String waiterAhead, CompletableFuture<Hold> ours,
-			Release holderRelease) throws Exception {
+	private static Hold inOnlyAfter(CuratorFramework client, ZkFaultProxy proxy, String waiterAhead,
+			CompletableFuture<Hold> ours, Release holderRelease) throws Exception {
+		long reads = proxy.requests(OpCode.getData);
 		client.delete().forPath(waiterAhead);
-		Thread.sleep(NOT_IN_MS);
+		eventually().until(() -> ours.isDone() || proxy.requests(OpCode.getData) > reads);
 		assertThat(ours).as("in while the holder holds").isNotDone();
 		holderRelease.run();
 		return ours.get(30, TimeUnit.SECONDS);

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.internal.readwrite.ReadWriteEntry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -201,7 +202,8 @@ class ReadWriteLockTests {
 
 	@Test
 	void aWaitingLocalWriterIsNotOvertakenByLaterReaders() throws Exception {
-		ZkReadWriteLock lock = this.zk.newRegistry().obtainReadWrite("fair");
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkReadWriteLock lock = registry.obtainReadWrite("fair");
 		lock.readLock().lock();
 		AtomicBoolean wrote = new AtomicBoolean();
 		// A task, so that a failure of the writer's lock or unlock fails this test rather
@@ -218,8 +220,7 @@ class ReadWriteLockTests {
 		});
 		Thread writer = new Thread(write, "writer");
 		writer.start();
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> ((ReadWriteEntry) entry(lock)).local.hasQueuedThread(writer));
+		await().atMost(Duration.ofSeconds(10)).until(() -> entry(registry, "fair").local.hasQueuedThread(writer));
 		assertThat(onOtherThread(() -> tryReadAndRelease(lock.readLock(), 200))).as("a later reader waits").isFalse();
 		lock.readLock().unlock();
 		write.get(10, TimeUnit.SECONDS);
@@ -510,7 +511,7 @@ class ReadWriteLockTests {
 				return ex;
 			}
 		}, TestThreads.EXECUTOR);
-		await().atMost(Duration.ofSeconds(10)).until(() -> ((ReadWriteEntry) entry(lock)).local.hasQueuedThreads());
+		await().atMost(Duration.ofSeconds(10)).until(() -> entry(registry, "closing").local.hasQueuedThreads());
 		registry.close();
 		assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(LockAcquisitionException.class)
 			.hasMessageContaining("closed");
@@ -548,10 +549,8 @@ class ReadWriteLockTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/expiring").isEmpty());
 	}
 
-	private static TableEntry entry(ZkReadWriteLock lock) throws Exception {
-		java.lang.reflect.Field field = DefaultZkReadWriteLock.class.getDeclaredField("engine");
-		field.setAccessible(true);
-		TableEntry entry = ((ReadWriteEngine) field.get(lock)).entry(lock.path());
+	private static ReadWriteEntry entry(ZkLockRegistry registry, String key) {
+		ReadWriteEntry entry = registry.readWriteEntry(key);
 		assertThat(entry).isNotNull();
 		return entry;
 	}

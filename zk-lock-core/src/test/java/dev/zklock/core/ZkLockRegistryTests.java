@@ -509,7 +509,7 @@ class ZkLockRegistryTests {
 				.isLessThan(late);
 			// The reply showed nobody behind the node: the mark is cleared, and the node
 			// keeps passing on
-			Thread.sleep(late.toMillis() + 500);
+			eventually().until(() -> proxy.delayedRepliesSent() == 1);
 			int afterReply = onFirstNode.get();
 			await().atMost(Duration.ofSeconds(20)).until(() -> onFirstNode.get() >= afterReply + 10);
 			assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);

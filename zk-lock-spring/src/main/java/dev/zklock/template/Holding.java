@@ -92,10 +92,6 @@ abstract sealed class Holding {
 	 */
 	abstract boolean isRevocationRequested();
 
-	static LeaseState worse(LeaseState a, LeaseState b) {
-		return (a.ordinal() >= b.ordinal()) ? a : b;
-	}
-
 	/**
 	 * The exclusive locks of some keys, or one side of their read/write locks, as the
 	 * registry takes several in order under one wait, all or nothing.

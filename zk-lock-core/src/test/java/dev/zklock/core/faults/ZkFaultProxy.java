@@ -57,6 +57,8 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 	private final LongAdder notifications = new LongAdder();
 
+	private final LongAdder delayedReplies = new LongAdder();
+
 	private final AtomicInteger maxInFlight = new AtomicInteger();
 
 	private final Queue<Rule> rules = new ConcurrentLinkedQueue<>();
@@ -137,6 +139,15 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 */
 	public int maxInFlight() {
 		return this.maxInFlight.get();
+	}
+
+	/**
+	 * How many replies held back by {@link #delayNextReplyTo} the proxy has passed on to
+	 * their clients since it started.
+	 * @return the count
+	 */
+	public long delayedRepliesSent() {
+		return this.delayedReplies.sum();
 	}
 
 	/**
@@ -425,6 +436,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 				throws IOException, InterruptedException {
 			boolean handshake = true;
 			while (true) {
+				boolean delayed = false;
 				int length;
 				try {
 					length = in.readInt();
@@ -476,6 +488,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 						}
 						if (rule != null) {
 							Thread.sleep(rule.duration().toMillis());
+							delayed = true;
 						}
 						if (xid >= 0) {
 							this.inFlight.decrementAndGet();
@@ -488,6 +501,9 @@ public final class ZkFaultProxy implements AutoCloseable {
 					buffer.putInt(length).put(frame);
 					out.write(buffer.array());
 					out.flush();
+				}
+				if (delayed) {
+					ZkFaultProxy.this.delayedReplies.increment();
 				}
 			}
 		}

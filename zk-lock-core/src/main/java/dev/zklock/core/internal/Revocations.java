@@ -1,0 +1,219 @@
+package dev.zklock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Revocation as Curator does it ({@code Revoker.attemptRevoke}, {@code makeRevocable}):
+ * whoever wants a lock back writes {@code __REVOKE__} into the holder's node; a holder
+ * that opted in watches its node's data and is told. It is a request: the holder decides
+ * when to release. A lingering node is watched too, and a request ends its linger: nobody
+ * holds it to decide. A watched node that goes is reported: if this JVM still holds it,
+ * another client deleted it.
+ */
+public final class Revocations {
+
+	/** Curator's {@code LockInternals.REVOKE_MESSAGE}. */
+	public static final byte[] REVOKE = "__REVOKE__".getBytes(StandardCharsets.UTF_8);
+
+	private static final Logger logger = LoggerFactory.getLogger(Revocations.class);
+
+	/**
+	 * A lock node's name: {@code [_c_<uuid>-]<lock name><sequence>}, the lock name one of
+	 * the exclusive and the read/write recipes'.
+	 */
+	private static final Pattern LOCK_NODE = Pattern
+		.compile("(" + Pattern.quote(NodeNames.PROTECTED_PREFIX) + "[0-9a-fA-F-]{36}-)?("
+				+ Pattern.quote(LockDriver.MUTEX.lockName()) + "|" + Pattern.quote(LockDriver.WRITE.lockName()) + "|"
+				+ Pattern.quote(LockDriver.READ.lockName()) + ")-?[0-9]+");
+
+	private final ZkOps ops;
+
+	/** The nodes watched for a request, by server path. */
+	private final ConcurrentHashMap<String, Lease> watched = new ConcurrentHashMap<>();
+
+	/** The registry's one watcher. */
+	private final Watcher watcher;
+
+	/** Where the entries of a node's lock path are found. */
+	private final LockTables tables;
+
+	/** Told when a watched node this JVM may still hold was deleted. */
+	private final SessionTracker sessions;
+
+	Revocations(ZkOps ops, Watcher watcher, LockTables tables, SessionTracker sessions) {
+		this.ops = ops;
+		this.watcher = watcher;
+		this.tables = tables;
+		this.sessions = sessions;
+	}
+
+	/**
+	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the lease's
+	 * node is requested; the first listener of a lease arms a watch on the node's data
+	 * (one read).
+	 */
+	void listen(Lease lease, Object holder, Runnable listener) {
+		if (lease.addRevocationListener(holder, safely(listener))) {
+			watch(lease);
+		}
+	}
+
+	/**
+	 * Watch a lingering node for a request, with no listener: nobody holds it, so a
+	 * request ends the linger. The read also finds a request made before it, while a
+	 * holder that did not listen held the node.
+	 */
+	public void watchLingering(Lease lease) {
+		if (lease.watchRevocation()) {
+			watch(lease);
+		}
+	}
+
+	private void watch(Lease lease) {
+		this.watched.put(this.ops.serverPath(lease.nodePath()), lease);
+		read(lease);
+	}
+
+	/**
+	 * The data of a node changed: look at it again, if it is watched. A node that went is
+	 * forgotten without a read (no later node has its name, which carries the protection
+	 * id of the one attempt that created it) and reported.
+	 */
+	void changed(String serverPath, boolean deleted) {
+		if (deleted) {
+			Lease gone = this.watched.remove(serverPath);
+			if (gone != null) {
+				deleted(gone);
+			}
+			return;
+		}
+		Lease lease = this.watched.get(serverPath);
+		if (lease != null) {
+			read(lease);
+		}
+	}
+
+	/**
+	 * The connection changed: read again every node watched, since a read that failed
+	 * with the connection left no watch behind.
+	 */
+	void reconnected() {
+		this.watched.values().forEach(this::read);
+	}
+
+	/**
+	 * The children of a lock path that hold, as each node's recipe says: the first mutex
+	 * or write node, or the read nodes ahead of any write node, Curator's alike.
+	 * @param children the children, in any order
+	 * @return the names of the holding nodes
+	 */
+	public static List<String> holders(List<String> children) {
+		List<String> queue = NodeNames.inQueueOrder(children);
+		List<String> holders = new ArrayList<>();
+		for (int i = 0; i < queue.size(); i++) {
+			if (driverOf(queue.get(i)).blockerIndex(queue, i) == LockDriver.HOLDS) {
+				holders.add(queue.get(i));
+			}
+		}
+		return holders;
+	}
+
+	/**
+	 * Whether a child of a lock path is a lock node of the exclusive or the read/write
+	 * recipe, ours or Curator's: its lock name and sequence, behind the protection prefix
+	 * if any. Nothing else under a key's path (a semaphore's {@code leases} and
+	 * {@code locks} containers, say) may be written a request.
+	 * @param nodeName the child's name
+	 * @return whether it is a lock node
+	 */
+	public static boolean isLockNode(String nodeName) {
+		return LOCK_NODE.matcher(nodeName).matches();
+	}
+
+	/**
+	 * Say what a key's path holds when it holds no lock node, for a refusal.
+	 * @param children the path's children, none of them a lock node
+	 * @return a sentence of detail
+	 */
+	public static String describeOthers(List<String> children) {
+		List<String> sorted = children.stream().sorted().toList();
+		String names = String.join(", ", sorted.subList(0, Math.min(sorted.size(), 5)))
+				+ ((sorted.size() > 5) ? " and " + (sorted.size() - 5) + " more" : "");
+		boolean semaphore = children.contains(LockDriver.SEMAPHORE_LEASES)
+				|| children.contains(LockDriver.SEMAPHORE_GUARD);
+		return "its children are " + names
+				+ (semaphore ? ": a semaphore's leases and guard, and semaphore permits are not revocable"
+						: ", none of them a lock node");
+	}
+
+	private static LockDriver driverOf(String nodeName) {
+		if (nodeName.contains(LockDriver.READ.lockName())) {
+			return LockDriver.READ;
+		}
+		return nodeName.contains(LockDriver.WRITE.lockName()) ? LockDriver.WRITE : LockDriver.MUTEX;
+	}
+
+	private void read(Lease lease) {
+		String serverPath = this.ops.serverPath(lease.nodePath());
+		this.ops.getData(lease.nodePath(), this.watcher).whenComplete((read, ex) -> {
+			if (ex != null) {
+				// No watch was left: the next connection event reads again
+				return;
+			}
+			if (read == null) {
+				if (this.watched.remove(serverPath, lease)) {
+					deleted(lease);
+				}
+			}
+			else if (Arrays.equals(read.data(), REVOKE)) {
+				lease.revocationRequested().forEach(Runnable::run);
+				requested(lease);
+			}
+		});
+	}
+
+	/**
+	 * A request was read, and the holders' listeners told: a node that lingers, which
+	 * nobody holds to decide, goes.
+	 */
+	private void requested(Lease lease) {
+		this.tables.forPath(lockPathOf(lease), (entry) -> entry.revocationRequested(lease));
+	}
+
+	/**
+	 * A node watched for revocation requests is gone. Every release and every end of a
+	 * linger takes the lease out of its entry before it sends the delete, and a lease is
+	 * never put back: a lease still in its entry when its delete is seen was deleted by
+	 * another client, and this JVM holds the lock no more. Only the exclusive and the
+	 * read/write recipes' nodes are watched, and only their entries hold such a lease.
+	 */
+	private void deleted(Lease lease) {
+		this.tables.forPath(lockPathOf(lease), (entry) -> this.sessions.nodeDeleted(entry, lease));
+	}
+
+	private static String lockPathOf(Lease lease) {
+		return ZKPaths.getPathAndNode(lease.nodePath()).getPath();
+	}
+
+	private static Runnable safely(Runnable listener) {
+		return () -> {
+			try {
+				listener.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A revocation listener failed", ex);
+			}
+		};
+	}
+
+}

@@ -1,0 +1,213 @@
+package dev.zklock.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.ZkLock;
+
+/**
+ * The {@link Lock} protocol of every lock held by a thread, mapped onto one engine call:
+ * reentry first, then an acquisition under a deadline that either waits for other holders
+ * or makes one attempt, with interrupts deferred or thrown as each method's contract
+ * says.
+ */
+public abstract class ThreadOwnedLock implements ZkLock {
+
+	private final String key;
+
+	private final String path;
+
+	public ThreadOwnedLock(String key, String path) {
+		this.key = key;
+		this.path = path;
+	}
+
+	/**
+	 * One acquisition in the engine.
+	 */
+	@FunctionalInterface
+	public interface Attempt<T> {
+
+		T acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+				throws AcquireFailure, InterruptedException;
+
+	}
+
+	/**
+	 * Take the hold again if the current thread has it: no ZooKeeper request.
+	 * @return whether it was taken
+	 * @throws LockLostException if the current thread's hold was lost
+	 */
+	public abstract boolean reenter();
+
+	/**
+	 * Refuse to count one more hold on a lease that was lost: another participant may
+	 * hold the lock now, and the reentrant path asks ZooKeeper nothing that would tell
+	 * the caller.
+	 */
+	public final void checkNotLost(@Nullable Lease lease) {
+		if (lease != null && lease.state() == LeaseState.LOST) {
+			throw new LockLostException(this.key, this.path, lease.fencingToken(), lease.lostBecause());
+		}
+	}
+
+	/**
+	 * Acquire for the current thread.
+	 */
+	public abstract void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException;
+
+	@Override
+	public final void lock() {
+		if (reenter()) {
+			return;
+		}
+		try {
+			acquire(Deadline.never(), true, Interrupts.deferred());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(this.key, this.path, Duration.ZERO);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("Uninterruptible lock was interrupted", ex);
+		}
+	}
+
+	@Override
+	public final void lockInterruptibly() throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		if (reenter()) {
+			return;
+		}
+		try {
+			acquire(Deadline.never(), true, Interrupts.interruptible());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(this.key, this.path, Duration.ZERO);
+		}
+	}
+
+	@Override
+	public final boolean tryLock() {
+		if (reenter()) {
+			return true;
+		}
+		try {
+			acquire(Deadline.after(0), false, Interrupts.deferred());
+			return true;
+		}
+		catch (AcquireFailure ex) {
+			return failedAttempt(ex, Duration.ZERO);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("Uninterruptible attempt was interrupted", ex);
+		}
+	}
+
+	@Override
+	public final boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		if (reenter()) {
+			return true;
+		}
+		Duration wait = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
+		try {
+			acquire(Deadline.after(wait), !wait.isZero(), Interrupts.interruptible());
+			return true;
+		}
+		catch (AcquireFailure ex) {
+			return failedAttempt(ex, wait);
+		}
+	}
+
+	@Override
+	public final void acquire(Duration wait) {
+		if (reenter()) {
+			return;
+		}
+		acquireOrThrow(this.key, this.path, wait, (deadline, waitForOthers, interrupts) -> {
+			acquire(deadline, waitForOthers, interrupts);
+			return this;
+		});
+	}
+
+	/**
+	 * The lease behind the current thread's hold.
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	public abstract Lease heldLease();
+
+	/**
+	 * Where revocation requests are watched.
+	 */
+	public abstract Revocations revocations();
+
+	@Override
+	public final long fencingToken() {
+		return heldLease().fencingToken();
+	}
+
+	@Override
+	public final LeaseState leaseState() {
+		return heldLease().state();
+	}
+
+	@Override
+	public final void onRevocationRequested(Runnable listener) {
+		revocations().listen(heldLease(), Thread.currentThread(), listener);
+	}
+
+	@Override
+	public final boolean isRevocationRequested() {
+		return heldLease().isRevocationRequested();
+	}
+
+	@Override
+	public final String key() {
+		return this.key;
+	}
+
+	@Override
+	public final String path() {
+		return this.path;
+	}
+
+	/**
+	 * Acquire within {@code wait}, interruptibly, turning every failure into a
+	 * {@link LockAcquisitionException} that names the key.
+	 * @return what the attempt returned
+	 */
+	public static <T> T acquireOrThrow(String key, String path, Duration wait, Attempt<T> attempt) {
+		Deadline deadline = Deadline.after(wait);
+		try {
+			return attempt.acquire(deadline, !wait.isZero(), Interrupts.interruptible());
+		}
+		catch (AcquireFailure ex) {
+			throw ex.toException(key, path, deadline.elapsed());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
+					deadline.elapsed());
+		}
+	}
+
+	private boolean failedAttempt(AcquireFailure ex, Duration wait) {
+		if (ex.reason() == LockAcquisitionException.Reason.ERROR
+				|| ex.reason() == LockAcquisitionException.Reason.CLOSED) {
+			throw ex.toException(this.key, this.path, wait);
+		}
+		return false;
+	}
+
+}

@@ -1,0 +1,294 @@
+package dev.zklock.core.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The few ZooKeeper requests the engine makes, sent asynchronously on the Curator
+ * client's current ZooKeeper handle. The engine goes below Curator's foreground API on
+ * purpose: Curator retries a broken connection inside one call for longer than a caller's
+ * wait, and the engine must hold every wait to its bound and know exactly which nodes it
+ * created.
+ */
+public final class ZkOps {
+
+	private final CuratorFramework client;
+
+	private final byte[] participantData;
+
+	private final List<ACL> acl;
+
+	ZkOps(CuratorFramework client, byte[] participantData, List<ACL> acl) {
+		this.client = client;
+		this.participantData = participantData;
+		this.acl = acl;
+	}
+
+	/**
+	 * The server path of a namespace-relative path.
+	 */
+	String serverPath(String path) {
+		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+	}
+
+	public boolean isConnected() {
+		return this.client.getZookeeperClient().isConnected();
+	}
+
+	/**
+	 * The session of the client's current ZooKeeper handle; 0 while it has none yet, or
+	 * if the handle cannot be had.
+	 */
+	public long sessionId() {
+		try {
+			return zooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
+	/**
+	 * Whether the current handle's connection is up as its send thread last saw it.
+	 * Curator's {@link #isConnected()} follows the events on the client's event thread,
+	 * so it still says connected while that thread is busy and the events that say
+	 * otherwise wait behind.
+	 */
+	boolean isHandleConnected() {
+		try {
+			return zooKeeper().getState().isConnected();
+		}
+		catch (Exception ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * The session timeout the server granted the current handle, in milliseconds; 0 if
+	 * there is none yet.
+	 */
+	int negotiatedSessionTimeoutMs() {
+		try {
+			return zooKeeper().getSessionTimeout();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
+	boolean isClientClosed() {
+		return this.client.getState() == CuratorFrameworkState.STOPPED;
+	}
+
+	public int connectionTimeoutMs() {
+		return this.client.getZookeeperClient().getConnectionTimeoutMs();
+	}
+
+	public String connectString() {
+		return this.client.getZookeeperClient().getCurrentConnectionString();
+	}
+
+	/**
+	 * A created node: its namespace-relative path and its stat.
+	 */
+	record Created(String path, Stat stat) {
+	}
+
+	CompletableFuture<Created> create(String path, CreateMode mode) {
+		CompletableFuture<Created> future = new CompletableFuture<>();
+		try {
+			String serverPath = serverPath(path);
+			zooKeeper().create(serverPath, this.participantData, this.acl, mode, (rc, p, ctx, name, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(new Created(withoutNamespace(name), stat));
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Create a container node at a server path (namespace included); completes
+	 * exceptionally with {@code NodeExistsException} if it exists.
+	 */
+	CompletableFuture<Void> createContainer(String serverPath) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().create(serverPath, new byte[0], this.acl, CreateMode.CONTAINER,
+					(rc, p, ctx, name) -> complete(future, rc, serverPath, null), null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	private static <T> void complete(CompletableFuture<T> future, int rc, String path, @Nullable T value) {
+		if (rc == KeeperException.Code.OK.intValue()) {
+			future.complete(value);
+		}
+		else {
+			future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+		}
+	}
+
+	public CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher) {
+		return getChildren(path, watcher, (children) -> {
+		});
+	}
+
+	/**
+	 * List the children, telling {@code onReply} of a successful list on the client's
+	 * event thread, before any event that follows the reply: what the list says and what
+	 * the watch it arms reports later are seen in order.
+	 */
+	public CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher,
+			Consumer<List<String>> onReply) {
+		CompletableFuture<List<String>> future = new CompletableFuture<>();
+		try {
+			zooKeeper().getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					try {
+						onReply.accept(children);
+					}
+					finally {
+						future.complete(children);
+					}
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * What a read of a node returned.
+	 *
+	 * @param data the node's data
+	 * @param stat the node's stat
+	 */
+	public record NodeData(byte[] data, Stat stat) {
+	}
+
+	/**
+	 * Read a node through {@code getData}, leaving a watch on it; completes with
+	 * {@code null} if the node does not exist, and then leaves no watch (unlike
+	 * {@code exists}, which would leave one on a sequential name that never comes back).
+	 */
+	public CompletableFuture<@Nullable NodeData> getData(String path, @Nullable Watcher watcher) {
+		CompletableFuture<@Nullable NodeData> future = new CompletableFuture<>();
+		try {
+			zooKeeper().getData(serverPath(path), watcher, (rc, p, ctx, data, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(new NodeData((data != null) ? data : new byte[0], stat));
+				}
+				else if (rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(null);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Write a node's data, whatever its version; completes with {@code false} if the node
+	 * does not exist.
+	 */
+	public CompletableFuture<Boolean> setData(String path, byte[] data) {
+		CompletableFuture<Boolean> future = new CompletableFuture<>();
+		try {
+			zooKeeper().setData(serverPath(path), data, -1, (rc, p, ctx, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(rc == KeeperException.Code.OK.intValue());
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Bring the server this client talks to up to date with the leader, so that a read
+	 * sent after it sees every write the ensemble applied before it. Needed after a
+	 * reconnect, which may land on a server that has not yet applied a create this client
+	 * sent before.
+	 */
+	CompletableFuture<Void> sync(String path) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().sync(serverPath(path), (rc, p, ctx) -> complete(future, rc, path, null), null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Delete a node; completes normally also when it was already gone.
+	 */
+	CompletableFuture<Void> delete(String path) {
+		CompletableFuture<Void> future = new CompletableFuture<>();
+		try {
+			zooKeeper().delete(serverPath(path), -1, (rc, p, ctx) -> {
+				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(null);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	private ZooKeeper zooKeeper() throws Exception {
+		return this.client.getZookeeperClient().getZooKeeper();
+	}
+
+	String withoutNamespace(String serverPath) {
+		String namespace = this.client.getNamespace();
+		if (namespace == null || namespace.isEmpty()) {
+			return serverPath;
+		}
+		return serverPath.substring(namespace.length() + 1);
+	}
+
+}

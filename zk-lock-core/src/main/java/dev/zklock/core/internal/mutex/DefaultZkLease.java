@@ -1,0 +1,82 @@
+package dev.zklock.core.internal.mutex;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.internal.Lease;
+
+/**
+ * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
+ * object itself stands in the key's local queue, so no thread is tied to it.
+ */
+public final class DefaultZkLease implements ZkLease {
+
+	private final MutexEngine mutex;
+
+	private final String key;
+
+	private final String path;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	private @Nullable MutexEntry entry;
+
+	private @Nullable Lease lease;
+
+	public DefaultZkLease(MutexEngine mutex, String key, String path) {
+		this.mutex = mutex;
+		this.key = key;
+		this.path = path;
+	}
+
+	public void acquired(@Nullable MutexEntry entry) {
+		this.entry = entry;
+		this.lease = (entry != null) ? entry.lease() : null;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public String path() {
+		return this.path;
+	}
+
+	@Override
+	public long fencingToken() {
+		return requireLease().fencingToken();
+	}
+
+	@Override
+	public LeaseState state() {
+		return requireLease().state();
+	}
+
+	@Override
+	public void release() {
+		MutexEntry held = this.entry;
+		if (held != null && this.released.compareAndSet(false, true)) {
+			this.mutex.release(held, this);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ZkLease[" + this.path + "]";
+	}
+
+	private Lease requireLease() {
+		Lease current = this.lease;
+		if (current == null) {
+			throw new IllegalStateException("Lease on '" + this.key + "' was not acquired");
+		}
+		return current;
+	}
+
+}

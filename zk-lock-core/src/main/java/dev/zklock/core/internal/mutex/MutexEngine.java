@@ -1,0 +1,173 @@
+package dev.zklock.core.internal.mutex;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.internal.AcquireFailure;
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Engine;
+import dev.zklock.core.internal.Interrupts;
+import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.LockTable;
+import dev.zklock.core.internal.Revocations;
+import dev.zklock.core.internal.ThreadOwnedLock;
+
+/**
+ * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose
+ * head alone takes a node in ZooKeeper and passes it on to the next local thread, a
+ * bounded number of times while another JVM waits.
+ */
+public final class MutexEngine {
+
+	private final Engine engine;
+
+	private final LockTable<MutexEntry> entries;
+
+	/** Keeps released nodes for a while; null when off. */
+	private final @Nullable Linger linger;
+
+	public MutexEngine(Engine engine) {
+		this.engine = engine;
+		Duration linger = engine.options.linger();
+		this.linger = linger.isZero() ? null : new Linger(linger, engine.reaper, engine.ops, engine.revocations, this);
+		this.entries = engine.newTable(this::newEntry);
+		if (this.linger != null) {
+			engine.whenDetached(this.linger::close);
+		}
+	}
+
+	private MutexEntry newEntry(String key, String path) {
+		return new MutexEntry(key, path, this.linger, this);
+	}
+
+	Revocations revocations() {
+		return this.engine.revocations;
+	}
+
+	/**
+	 * The entry of a lock path, if anyone of this JVM holds or waits for it.
+	 */
+	public @Nullable MutexEntry entry(String path) {
+		return this.entries.get(path);
+	}
+
+	public void acquireOrThrow(String key, String path, Object who, Duration wait) {
+		ThreadOwnedLock.acquireOrThrow(key, path, wait, (deadline, waitForOthers, interrupts) -> {
+			acquire(key, path, who, deadline, waitForOthers, interrupts);
+			return who;
+		});
+	}
+
+	/**
+	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came
+	 * with it, a node in ZooKeeper. With {@code waitForOthers} false, one attempt is
+	 * made: no wait for another holder, but ZooKeeper round trips get up to the
+	 * connection timeout.
+	 */
+	public void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers,
+			Interrupts interrupts) throws AcquireFailure, InterruptedException {
+		MutexEntry entry = this.engine.retain(this.entries, key, path);
+		boolean acquired = false;
+		try {
+			MutexEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			switch (slot) {
+				case TIMED_OUT ->
+					throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
+				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
+				case HANDED_OFF -> {
+					acquired = true;
+					return;
+				}
+				case GRANTED -> {
+				}
+			}
+			entry.acquiring(Thread.currentThread());
+			try {
+				this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline, waitForOthers, interrupts,
+						(lease) -> entry.held(who, lease));
+				acquired = true;
+			}
+			finally {
+				entry.acquiring(null);
+				if (!acquired) {
+					entry.abandonSlot(who);
+				}
+			}
+		}
+		finally {
+			interrupts.restore();
+			if (!acquired) {
+				this.entries.release(entry);
+			}
+		}
+	}
+
+	/**
+	 * Release the slot held by {@code who}, then apply the lost-lock policy.
+	 */
+	public void release(MutexEntry entry, Object who) {
+		MutexEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
+				this.engine.ops.sessionId(), this.engine.reaper);
+		try {
+			if (release.handedOff()) {
+				this.engine.listeners.tell((listener) -> listener.handedOff(entry.key()),
+						"lock '" + entry.key() + "' was handed off");
+			}
+			this.engine.awaitDelete(release.delete());
+		}
+		finally {
+			this.entries.release(entry);
+		}
+		this.engine.checkLost(entry, release.lease());
+	}
+
+	/**
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a
+	 * lease.
+	 */
+	private static String localHolder(MutexEntry entry) {
+		Thread owner = entry.ownerThread();
+		if (owner != null) {
+			return "holder thread '" + owner.getName() + "'";
+		}
+		return entry.isHeld() ? "held by a lease of this JVM" : "";
+	}
+
+	/**
+	 * Read an exclusive key's children again with the watch, not waited for, while
+	 * {@code held} is its node: a node listed without the watch left the entry unable to
+	 * tell whether another JVM queues behind it, and its threads now take turns on it.
+	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
+	 */
+	void listHeldNode(MutexEntry entry, Lease held) {
+		if (this.engine.options.maxLocalHandoffs() <= 0) {
+			entry.heldNodeListFailed(held);
+			return;
+		}
+		this.engine.ops
+			.getChildren(entry.path(), this.engine.watches, (children) -> entry.heldNodeListed(held, children))
+			.whenComplete((children, ex) -> {
+				if (ex != null) {
+					entry.heldNodeListFailed(held);
+				}
+			});
+	}
+
+	/**
+	 * Remove an entry whose lingering node went from the table, unless someone uses it.
+	 */
+	void retireIfIdle(MutexEntry entry) {
+		this.entries.retireIfIdle(entry);
+	}
+
+	/**
+	 * Delete every lingering node now.
+	 */
+	public void endLingers() {
+		this.entries.values().forEach(MutexEntry::endLinger);
+	}
+
+}

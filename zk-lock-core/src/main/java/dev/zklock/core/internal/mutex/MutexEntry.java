@@ -1,0 +1,946 @@
+package dev.zklock.core.internal.mutex;
+
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+import org.apache.curator.utils.ZKPaths;
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LocalLockInfo;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockKind;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.internal.Acquisition;
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Interrupts;
+import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.LockDriver;
+import dev.zklock.core.internal.NodeNames;
+import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.TableEntry;
+
+/**
+ * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it,
+ * the one that holds it, and the ZooKeeper {@link Lease} the holder uses.
+ *
+ * <p>
+ * The local slot is granted, never grabbed: a releasing holder hands the slot, and with
+ * it possibly the lease, to the head of the queue under the entry's state lock. So a
+ * waiter that times out either was granted (and holds) or was never granted (and leaves
+ * the queue); no lease can be left with nobody to release it.
+ *
+ * <p>
+ * With a {@link Linger}, the last local holder's release may keep the lease instead of
+ * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
+ * acquisition takes the kept lease as if handed off; a child event on the lock path, a
+ * revocation request, the linger's end or the registry's close deletes the node.
+ *
+ * <p>
+ * The waiter granted is woken only once the state lock is released: woken under it, the
+ * new holder could run at once and block on the state lock for its own release, a second
+ * park and wake-up on every hand-off while arrivals queue up on the state lock behind it.
+ */
+public final class MutexEntry extends TableEntry {
+
+	/**
+	 * Guards the queue, the holder and the lease. A {@link ReentrantLock}, not a monitor:
+	 * a virtual thread that waits on a monitor pins its carrier before JDK 24.
+	 */
+	private final ReentrantLock stateLock = new ReentrantLock();
+
+	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
+	/**
+	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by
+	 * stateLock.
+	 */
+	private @Nullable Object holder;
+
+	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
+	private volatile @Nullable Lease lease;
+
+	/**
+	 * Whether another participant may queue behind our node. Set from the child list that
+	 * granted it (raised if it showed another participant or armed no watch, cleared if
+	 * not) and raised by each child event after it; both arrive on the client's one event
+	 * thread, in order, so a cleared flag means the child watch that list armed has not
+	 * fired yet.
+	 */
+	private volatile boolean remoteWaiting;
+
+	/**
+	 * Whether the mark stands for want of a child watch on the held node (its list armed
+	 * none, or the connection was lost), not for a participant seen: a list of the node
+	 * read with the watch can clear it.
+	 */
+	private volatile boolean watchMissing;
+
+	/**
+	 * The held node a list with the watch is on its way for, if any: until its reply,
+	 * hand-offs are not counted against the bound. Cleared when a participant is seen
+	 * meanwhile.
+	 */
+	private volatile @Nullable Lease listing;
+
+	/** Sends that list. */
+	private final MutexEngine lister;
+
+	/** Keeps released nodes for a while; null when lingering is off. */
+	private final @Nullable Linger linger;
+
+	/**
+	 * When the current linger ends, in {@link System#nanoTime()}; guarded by stateLock.
+	 */
+	private long lingerEnds;
+
+	/** The linger timer, if one is scheduled; guarded by stateLock. */
+	private @Nullable ScheduledFuture<?> lingerTimer;
+
+	/** When the lease was granted, in {@link System#nanoTime()}; guarded by stateLock. */
+	private long leaseSince;
+
+	/**
+	 * Set when the registry closes: no slot is granted any more. Written under stateLock.
+	 */
+	private volatile boolean closed;
+
+	/** The thread acquiring the key in ZooKeeper for the head of the queue, if any. */
+	private volatile @Nullable Thread acquirer;
+
+	/**
+	 * Whether the slot's holder waited in the local queue for it: threads of this JVM
+	 * take turns on the key. Guarded by stateLock.
+	 */
+	private boolean holderQueued;
+
+	/** Hand-offs made since a remote waiter was noticed; guarded by stateLock. */
+	private int handoffsWhileRemoteWaiting;
+
+	/** The holding thread, for the reentrant fast path; null for leases. */
+	private volatile @Nullable Thread ownerThread;
+
+	/** Reentrant holds of the owner thread; only the owner thread touches it. */
+	private int holds;
+
+	private volatile @Nullable Instant heldSince;
+
+	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
+		super(key, path);
+		this.linger = linger;
+		this.lister = lister;
+	}
+
+	@Override
+	public void childrenChanged() {
+		noteRemoteWaiter();
+	}
+
+	@Override
+	public void connectionDown() {
+		noteUnwatched();
+	}
+
+	/**
+	 * Someone asked for a node back: if it lingers, nobody holds it to decide, so it
+	 * goes.
+	 */
+	@Override
+	public void revocationRequested(Lease lease) {
+		endLingerOf(lease);
+	}
+
+	@Override
+	public void noteRemoteWaiter() {
+		// Seen: no list can clear it now, and one on its way must not
+		this.watchMissing = false;
+		this.listing = null;
+		raiseRemoteWaiter();
+	}
+
+	@Override
+	public void noteUnwatched() {
+		this.watchMissing = true;
+		raiseRemoteWaiter();
+	}
+
+	/**
+	 * Told, on the client's event thread, that other code on the client removed the child
+	 * watch on the lock path: a participant that queues behind the held node fires
+	 * nothing now. Counted as queued, as for a node listed without the watch, and listed
+	 * again with it at once if threads of this JVM queue for the node.
+	 */
+	@Override
+	public void childWatchRemoved() {
+		noteUnwatched();
+		settleUnwatched();
+	}
+
+	private void raiseRemoteWaiter() {
+		Linger linger = this.linger;
+		if (linger == null) {
+			this.remoteWaiting = true;
+			return;
+		}
+		// Raised before the state lock is taken: a thread re-locking the key in a loop
+		// sees it
+		// at its next reuse and deletes, even while it keeps this thread off the state
+		// lock. A
+		// release that read it clear lingered before this takes the state lock, and is
+		// ended
+		// here
+		this.remoteWaiting = true;
+		endLinger();
+	}
+
+	@Override
+	public void noRemoteWaiter() {
+		this.watchMissing = false;
+		this.remoteWaiting = false;
+	}
+
+	/**
+	 * Send a list of the held node's lock path with the child watch, if the mark stands
+	 * only for want of a watch and threads of this JVM queue for the node. Without it,
+	 * they would make way, after {@code maxLocalHandoffs} hand-offs, for a participant
+	 * nobody has seen: the node would go, and the next thread take a new one (two writes
+	 * and a list) while the rest of the queue waits. The list costs one read, and its
+	 * reply either shows who queues (the bound then applies to the hand-offs made
+	 * meanwhile too) or clears the mark, its watch telling of the next.
+	 */
+	private void settleUnwatched() {
+		if (!this.watchMissing) {
+			return;
+		}
+		Lease held;
+		this.stateLock.lock();
+		try {
+			held = this.lease;
+			if (!this.watchMissing || !this.remoteWaiting || held == null || this.holder == null
+					|| this.waiters.isEmpty() || this.listing == held) {
+				return;
+			}
+			this.listing = held;
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		this.lister.listHeldNode(this, held);
+	}
+
+	/**
+	 * Told, on the client's event thread, the children listed with the watch for
+	 * {@code held} by {@link #settleUnwatched}: the mark is cleared if nobody queues
+	 * behind the node and nobody was seen since the list was sent.
+	 */
+	void heldNodeListed(Lease held, List<String> children) {
+		List<String> queue = NodeNames.inQueueOrder(children);
+		int ours = queue.indexOf(ZKPaths.getNodeFromPath(held.nodePath()));
+		// Our node missing from its own list: nothing can be ruled out
+		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
+		this.stateLock.lock();
+		try {
+			if (this.listing != held) {
+				return;
+			}
+			this.listing = null;
+			if (this.lease != held) {
+				return;
+			}
+			this.watchMissing = false;
+			if (!others) {
+				this.remoteWaiting = false;
+				this.handoffsWhileRemoteWaiting = 0;
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * The list for {@code held} failed, or would change nothing (no local hand-off at
+	 * all): the mark stays, and the bound applies from now on, without another list for
+	 * this node.
+	 */
+	void heldNodeListFailed(Lease held) {
+		this.stateLock.lock();
+		try {
+			if (this.listing == held) {
+				this.listing = null;
+				this.watchMissing = false;
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Only a node that may pass to a local waiter or linger needs to hear who queues
+	 * behind it. Without a linger, a node listed while threads of this JVM do not take
+	 * turns on the key (none waits, and its holder did not wait for it) goes without the
+	 * watch, which would otherwise fire at our own delete on every uncontended release
+	 * (and, after a wait behind another participant, need a list of its own). A local
+	 * thread that queues for it later finds the flag raised for want of the watch, and
+	 * the node is listed again with it ({@link #settleUnwatched}).
+	 */
+	@Override
+	public boolean needsChildWatch() {
+		if (this.linger != null) {
+			return true;
+		}
+		this.stateLock.lock();
+		try {
+			return this.holderQueued || !this.waiters.isEmpty();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	@Nullable Thread ownerThread() {
+		return this.ownerThread;
+	}
+
+	public @Nullable Lease lease() {
+		return this.lease;
+	}
+
+	@Nullable Instant heldSince() {
+		return this.heldSince;
+	}
+
+	/** Only the owner thread calls this. */
+	int incrementHolds() {
+		if (this.holds == Integer.MAX_VALUE) {
+			// As ReentrantLock does: wrapping around would let one unlock() release the
+			// lock
+			throw new Error("Maximum lock count exceeded");
+		}
+		return ++this.holds;
+	}
+
+	/** Only the owner thread calls this. */
+	int decrementHolds() {
+		return --this.holds;
+	}
+
+	/**
+	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
+	 */
+	@Override
+	public int waitingCount() {
+		this.stateLock.lock();
+		try {
+			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	@Override
+	public boolean isHeld() {
+		return this.heldSince != null;
+	}
+
+	/**
+	 * How {@link #acquireSlot} ended.
+	 */
+	enum Slot {
+
+		/** Not granted within the deadline. */
+		TIMED_OUT,
+
+		/** The slot is ours, without a lease: acquire one in ZooKeeper. */
+		GRANTED,
+
+		/**
+		 * The slot is ours with the previous holder's lease: we hold the lock already.
+		 */
+		HANDED_OFF,
+
+		/** The registry was closed while we waited. */
+		CLOSED
+
+	}
+
+	/**
+	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
+	 * @return how it ended
+	 */
+	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
+		Waiter waiter;
+		Linger linger = this.linger;
+		// Read outside the state lock: it asks Curator, which may take its own locks
+		long reuseSession = (linger != null && this.lease != null) ? linger.sessionIfConnected() : 0;
+		this.stateLock.lock();
+		try {
+			if (this.closed) {
+				return Slot.CLOSED;
+			}
+			if (this.holder == null && this.waiters.isEmpty()) {
+				this.holder = who;
+				this.holderQueued = false;
+				Lease kept = this.lease;
+				if (kept != null) {
+					if (isReusable(kept, reuseSession)) {
+						markHeld(who);
+						return Slot.HANDED_OFF;
+					}
+					endLinger(kept);
+				}
+				return Slot.GRANTED;
+			}
+			if (deadline.isExpired()) {
+				return Slot.TIMED_OUT;
+			}
+			waiter = new Waiter(Thread.currentThread(), who);
+			this.waiters.addLast(waiter);
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY, "queued behind another holder in this JVM");
+		settleUnwatched();
+		while (!waiter.granted) {
+			long remaining = deadline.remainingNanos();
+			boolean interrupted = Thread.interrupted();
+			if (interrupted) {
+				try {
+					interrupts.interrupted(new InterruptedException());
+				}
+				catch (InterruptedException ex) {
+					if (!leaveQueue(waiter)) {
+						// Granted while we were interrupted: take it, keep the interrupt
+						// for later
+						Thread.currentThread().interrupt();
+						return waiter.outcome;
+					}
+					throw ex;
+				}
+			}
+			if (remaining <= 0) {
+				if (leaveQueue(waiter)) {
+					return Slot.TIMED_OUT;
+				}
+				if (waiter.outcome == Slot.GRANTED) {
+					// Granted a bare slot just as the wait ran out: pass it on rather
+					// than start a ZooKeeper attempt with no time left
+					abandonSlot(who);
+					return Slot.TIMED_OUT;
+				}
+				return waiter.outcome;
+			}
+			if (deadline.isInfinite()) {
+				LockSupport.park(this);
+			}
+			else {
+				LockSupport.parkNanos(this, remaining);
+			}
+		}
+		return waiter.outcome;
+	}
+
+	/**
+	 * Grant no slot any more: every waiter in the queue leaves it with
+	 * {@link Slot#CLOSED}, and the thread acquiring in ZooKeeper is woken to notice. The
+	 * holder keeps its hold.
+	 */
+	@Override
+	public void close() {
+		boolean ended;
+		this.stateLock.lock();
+		try {
+			this.closed = true;
+			ended = endLingerIfLingering();
+			Waiter waiter;
+			while ((waiter = this.waiters.pollFirst()) != null) {
+				waiter.outcome = Slot.CLOSED;
+				waiter.granted = true;
+				LockSupport.unpark(waiter.thread);
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		Linger linger = this.linger;
+		if (ended && linger != null) {
+			linger.retire(this);
+		}
+		Thread thread = this.acquirer;
+		if (thread != null) {
+			LockSupport.unpark(thread);
+		}
+	}
+
+	@Override
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Note the thread that acquires in ZooKeeper for the head of the queue, so that
+	 * {@link #close()} can wake it; {@code null} when it is done.
+	 */
+	void acquiring(@Nullable Thread thread) {
+		this.acquirer = thread;
+	}
+
+	/**
+	 * Leave the queue unless already granted. Returns whether we left.
+	 */
+	private boolean leaveQueue(Waiter waiter) {
+		this.stateLock.lock();
+		try {
+			if (waiter.granted) {
+				return false;
+			}
+			this.waiters.remove(waiter);
+			return true;
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Record the newly acquired lease and the holder.
+	 */
+	void held(Object who, Lease newLease) {
+		this.stateLock.lock();
+		try {
+			this.lease = newLease;
+			this.leaseSince = System.nanoTime();
+			this.handoffsWhileRemoteWaiting = 0;
+			markHeld(who);
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		// Threads that queued while the node was acquired found no node to list for
+		settleUnwatched();
+	}
+
+	/** Guarded by stateLock. */
+	private void markHeld(Object who) {
+		this.ownerThread = (who instanceof Thread thread) ? thread : null;
+		this.holds = 1;
+		this.heldSince = Instant.now();
+	}
+
+	/**
+	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is
+	 * allowed, else delete the lease's node first. A lease passes on only while it is
+	 * {@code HELD} on the client's current session: one of a session the client has left
+	 * is never handed out, even before the event that reports it lost.
+	 */
+	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+		Linger linger = this.linger;
+		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
+		Waiter granted = null;
+		Lease kept = null;
+		Release release;
+		this.stateLock.lock();
+		try {
+			if (this.holder != who) {
+				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
+			}
+			Lease current = this.lease;
+			if (current != null) {
+				current.removeRevocationListeners(who);
+			}
+			Waiter next = this.waiters.peekFirst();
+			CompletableFuture<Void> delete = null;
+			boolean handedOff = false;
+			if (current != null) {
+				boolean remote = this.remoteWaiting;
+				// Read after the mark: a participant seen meanwhile clears it first
+				boolean settling = remote && this.listing == current;
+				handedOff = next != null && maxLocalHandoffs > 0 && current.state() == LeaseState.HELD
+						&& current.sessionId() == currentSession
+						&& (!remote || settling || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
+				if (handedOff) {
+					if (remote) {
+						this.handoffsWhileRemoteWaiting++;
+					}
+				}
+				else if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
+						&& startLinger(linger)) {
+					// Kept: the next local acquisition reuses it, another participant
+					// or a revocation request ends it
+					kept = current;
+				}
+				else {
+					this.lease = null;
+					this.handoffsWhileRemoteWaiting = 0;
+					// Sent before the next waiter's create: one session's requests are
+					// applied in order
+					delete = reaper.delete(current.nodePath());
+				}
+			}
+			this.ownerThread = null;
+			this.heldSince = null;
+			this.holds = 0;
+			if (next != null) {
+				this.waiters.pollFirst();
+				if (handedOff) {
+					// The next holder holds from now: it returns without touching the
+					// state lock again
+					markHeld(next.who);
+				}
+				granted = grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
+			}
+			else {
+				this.holder = null;
+			}
+			release = new Release(current, delete, handedOff);
+		}
+		finally {
+			this.stateLock.unlock();
+			wake(granted);
+		}
+		if (kept != null && linger != null) {
+			// Outside the state lock: it may send a read
+			linger.watchRevocation(kept);
+		}
+		return release;
+	}
+
+	/**
+	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
+	 * connection loss seen since the last child list read for it with the watch (the one
+	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
+	 * session the client is connected with, not asked for back, and not kept past the
+	 * renewal bound. Guarded by stateLock.
+	 * @param connectedSession the client's session if connected, else 0
+	 */
+	private boolean isReusable(Lease kept, long connectedSession) {
+		Linger linger = this.linger;
+		return linger != null && !this.remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
+				&& kept.sessionId() == connectedSession && !kept.isRevocationRequested()
+				&& System.nanoTime() - this.leaseSince < linger.renewAfterNanos();
+	}
+
+	/**
+	 * Start or extend the linger of the lease just released. Guarded by stateLock.
+	 * @return whether it lingers; if no timer could be scheduled, it must be deleted
+	 */
+	private boolean startLinger(Linger linger) {
+		this.lingerEnds = System.nanoTime() + linger.nanos();
+		if (this.lingerTimer == null) {
+			try {
+				this.lingerTimer = linger.schedule(this, linger.nanos());
+			}
+			catch (RuntimeException ex) {
+				// The timer is shut down or cannot start a thread: no linger without an
+				// end
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The linger timer: end the linger if it is over, else look again when it should be.
+	 */
+	void lingerTimerFired() {
+		Linger linger = this.linger;
+		if (linger == null) {
+			return;
+		}
+		boolean ended = false;
+		this.stateLock.lock();
+		try {
+			this.lingerTimer = null;
+			if (lingers()) {
+				long remaining = this.lingerEnds - System.nanoTime();
+				if (remaining > 0) {
+					try {
+						this.lingerTimer = linger.schedule(this, remaining);
+					}
+					catch (RuntimeException ex) {
+						ended = endLingerIfLingering();
+					}
+				}
+				else {
+					ended = endLingerIfLingering();
+				}
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		if (ended) {
+			linger.retire(this);
+		}
+	}
+
+	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
+	private boolean lingers() {
+		return this.holder == null && this.lease != null;
+	}
+
+	@Override
+	public boolean isLingering() {
+		this.stateLock.lock();
+		try {
+			return lingers();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Delete the kept node, if the entry lingers. Guarded by stateLock.
+	 * @return whether a linger ended, so that the entry may now be idle
+	 */
+	private boolean endLingerIfLingering() {
+		Lease kept = this.lease;
+		if (this.holder != null || kept == null) {
+			return false;
+		}
+		endLinger(kept);
+		return true;
+	}
+
+	/** Guarded by stateLock. */
+	private void endLinger(Lease kept) {
+		this.lease = null;
+		this.handoffsWhileRemoteWaiting = 0;
+		ScheduledFuture<?> timer = this.lingerTimer;
+		if (timer != null) {
+			// Not needed any more: let go of the entry now rather than at the deadline
+			timer.cancel(false);
+			this.lingerTimer = null;
+		}
+		Linger linger = this.linger;
+		if (linger != null) {
+			linger.delete(kept);
+		}
+	}
+
+	/**
+	 * Under the state lock, so that a linger's re-take cannot come between the test and
+	 * the change: a lease that lingers is lost unheard, and its linger ends.
+	 */
+	@Override
+	public boolean loseDeletedLease(Lease deleted) {
+		boolean ended;
+		this.stateLock.lock();
+		try {
+			if (this.lease != deleted || !deleted.loseDeleted()) {
+				return false;
+			}
+			ended = endLingerIfLingering();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		Linger linger = this.linger;
+		if (ended && linger != null) {
+			linger.retire(this);
+		}
+		return !ended;
+	}
+
+	/**
+	 * Delete the kept node now, if the entry lingers.
+	 */
+	void endLinger() {
+		endLingerOf(null);
+	}
+
+	/**
+	 * Delete the kept node now, if the entry lingers on it.
+	 * @param only the node to end the linger of; {@code null} for whichever
+	 */
+	void endLingerOf(@Nullable Lease only) {
+		Linger linger = this.linger;
+		if (linger == null) {
+			return;
+		}
+		boolean ended;
+		this.stateLock.lock();
+		try {
+			ended = (only == null || this.lease == only) && endLingerIfLingering();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		if (ended) {
+			linger.retire(this);
+		}
+	}
+
+	/**
+	 * Leave the table only if idle at the moment of the count's change: a lingering entry
+	 * becomes idle without a user, so the check and the change are made under the state
+	 * lock that every linger's start and end take.
+	 */
+	@Override
+	public boolean tryRetire() {
+		this.stateLock.lock();
+		try {
+			return super.tryRetire();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Move the hold of the owner thread, held once, to another holder (a
+	 * {@link ZkLease}): the slot, the lease and the hold time carry over, only who holds
+	 * changes.
+	 */
+	void transfer(Thread from, Object to) {
+		this.stateLock.lock();
+		try {
+			if (this.holder != from || this.ownerThread != from) {
+				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
+			}
+			if (this.holds != 1) {
+				throw new IllegalStateException("Lock '" + key() + "' is held " + this.holds + " times by "
+						+ from.getName() + "; only an outermost hold can be handed to a lease");
+			}
+			this.holder = to;
+			this.ownerThread = null;
+			this.holds = 0;
+			Lease current = this.lease;
+			if (current != null) {
+				current.removeRevocationListeners(from);
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Whether a thread holds the entry exactly once: its hold could be handed to a lease.
+	 */
+	boolean isHeldOnceBy(Thread thread) {
+		return this.ownerThread == thread && this.holds == 1;
+	}
+
+	/**
+	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter
+	 * tries.
+	 */
+	void abandonSlot(Object who) {
+		Waiter granted = null;
+		this.stateLock.lock();
+		try {
+			if (this.holder != who) {
+				return;
+			}
+			Waiter next = this.waiters.pollFirst();
+			if (next != null) {
+				granted = grant(next, Slot.GRANTED);
+			}
+			else {
+				this.holder = null;
+			}
+		}
+		finally {
+			this.stateLock.unlock();
+			wake(granted);
+		}
+	}
+
+	/**
+	 * Guarded by stateLock. The caller {@link #wake wakes} the waiter once the state lock
+	 * is released.
+	 * @return the waiter granted
+	 */
+	private Waiter grant(Waiter next, Slot outcome) {
+		this.holder = next.who;
+		this.holderQueued = true;
+		next.outcome = outcome;
+		next.granted = true;
+		return next;
+	}
+
+	/**
+	 * Wake a waiter granted the slot, if any, after the state lock is released. It holds
+	 * from the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
+	 * itself granted.
+	 */
+	private static void wake(@Nullable Waiter granted) {
+		if (granted != null) {
+			LockSupport.unpark(granted.thread);
+		}
+	}
+
+	@Override
+	public boolean isIdle() {
+		this.stateLock.lock();
+		try {
+			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	@Override
+	public void forEachLease(Consumer<Lease> action) {
+		Lease current = this.lease;
+		if (current != null) {
+			action.accept(current);
+		}
+	}
+
+	@Override
+	public LocalLockInfo info() {
+		// One snapshot: a lingering node is one no holder uses
+		this.stateLock.lock();
+		try {
+			Thread owner = this.ownerThread;
+			boolean held = isHeld();
+			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
+					this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * What a release did.
+	 *
+	 * @param lease the lease that backed the hold, if any
+	 * @param delete the first try to delete its node, if it was released in ZooKeeper
+	 * @param handedOff whether the lease passed to the next local waiter
+	 */
+	record Release(@Nullable Lease lease, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
+	}
+
+	private static final class Waiter {
+
+		final Thread thread;
+
+		final Object who;
+
+		/** Written before {@code granted}, read after it. */
+		Slot outcome = Slot.TIMED_OUT;
+
+		volatile boolean granted;
+
+		Waiter(Thread thread, Object who) {
+			this.thread = thread;
+			this.who = who;
+		}
+
+	}
+
+}

@@ -1,0 +1,57 @@
+/**
+ * The lock engine behind {@link dev.zklock.core.ZkLockRegistry}: the machinery every
+ * recipe shares. <strong>Not API</strong>: public only so that the recipe packages below
+ * can use it; it may change in any release, and is left out of the published Javadoc.
+ *
+ * <p>
+ * What is here: the engine's parts and how they are wired ({@code Engine}), the client's
+ * requests ({@code ZkOps}), the session tracker that moves every lease with the
+ * connection ({@code SessionTracker}), the reaper that deletes released nodes and retries
+ * while the connection is down ({@code NodeReaper}), the one watcher
+ * ({@code LockWatches}) and where its events go ({@code RemoteWaiters},
+ * {@code Revocations}), one acquisition attempt in ZooKeeper ({@code Acquisition}), the
+ * seam where the recipes differ ({@code LockDriver}: node names, who holds, whom to wait
+ * behind), how node names are read ({@code NodeNames}: protection id, queue order), and
+ * the per-path entry tables ({@code LockTables}, {@code LockTable}, {@code TableEntry}).
+ * To add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
+ * {@code readwrite} and {@code semaphore}.
+ *
+ * <h2>Vocabulary</h2>
+ * <dl>
+ * <dt>key, lock path</dt>
+ * <dd>What the user locks, and its ZooKeeper path {@code <rootPath>/<key>}.</dd>
+ * <dt>entry</dt>
+ * <dd>This JVM's state for one lock path and one recipe ({@code TableEntry}), kept in its
+ * recipe's table only while someone of this JVM holds or waits for it.</dd>
+ * <dt>participant</dt>
+ * <dd>A node in a lock path's queue in ZooKeeper, of any process; the queue's order is
+ * the nodes' sequence. {@code Acquisition} is one attempt of this JVM to become one and
+ * hold; {@link dev.zklock.core.Participant} is a snapshot of one, for users.</dd>
+ * <dt>lease</dt>
+ * <dd>Inside the engine: the node through which this JVM holds a lock path
+ * ({@code Lease}), with its {@link dev.zklock.core.LeaseState}; it belongs to the entry,
+ * not to a thread. For users, a {@link dev.zklock.core.ZkLease} is a hold that no thread
+ * owns.</dd>
+ * <dt>holder</dt>
+ * <dd>Who holds an entry locally: a thread, or a {@link dev.zklock.core.ZkLease}.</dd>
+ * <dt>hand-off</dt>
+ * <dd>A lease passed from one local holder to the next without a ZooKeeper request,
+ * bounded by {@code maxLocalHandoffs} while a participant of another JVM waits.</dd>
+ * <dt>remote waiter, mark</dt>
+ * <dd>A participant of another JVM queued behind a lease this JVM holds; the mark is an
+ * entry's flag that one may be, raised by the child watch or for want of one, which makes
+ * local hand-offs and joins make way.</dd>
+ * <dt>linger</dt>
+ * <dd>An exclusive lock's node kept for a while after its last local holder released it,
+ * to be reused while no other participant queues behind it.</dd>
+ * <dt>reap</dt>
+ * <dd>Deleting a node this JVM gave up, retried until ZooKeeper confirms.</dd>
+ * <dt>driver</dt>
+ * <dd>What differs between recipes for a participant: its node's name, and given the
+ * queue, whether it holds or which node it waits behind.</dd>
+ * </dl>
+ */
+@NullMarked
+package dev.zklock.core.internal;
+
+import org.jspecify.annotations.NullMarked;

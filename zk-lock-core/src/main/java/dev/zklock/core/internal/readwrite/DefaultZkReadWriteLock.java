@@ -1,0 +1,167 @@
+package dev.zklock.core.internal.readwrite;
+
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.ZkReadWriteLock;
+import dev.zklock.core.internal.AcquireFailure;
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Interrupts;
+import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.Revocations;
+import dev.zklock.core.internal.ThreadOwnedLock;
+
+/**
+ * The {@link ZkReadWriteLock} handed out by
+ * {@link ZkLockRegistry#obtainReadWrite(String)}: a key, its path, and its two sides; the
+ * state lives in the engine's entry for the key, and only while someone holds or waits.
+ */
+public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
+
+	private final ReadWriteEngine engine;
+
+	private final String key;
+
+	private final String path;
+
+	private final ZkLock readLock;
+
+	private final ZkLock writeLock;
+
+	DefaultZkReadWriteLock(ReadWriteEngine engine, String key, String path) {
+		this.engine = engine;
+		this.key = key;
+		this.path = path;
+		this.readLock = new Side(false);
+		this.writeLock = new Side(true);
+	}
+
+	@Override
+	public ZkLock readLock() {
+		return this.readLock;
+	}
+
+	@Override
+	public ZkLock writeLock() {
+		return this.writeLock;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public String path() {
+		return this.path;
+	}
+
+	@Override
+	public String toString() {
+		return "ZkReadWriteLock[" + this.path + "]";
+	}
+
+	/**
+	 * One side of the lock.
+	 */
+	private final class Side extends ThreadOwnedLock {
+
+		private final boolean write;
+
+		Side(boolean write) {
+			super(DefaultZkReadWriteLock.this.key, DefaultZkReadWriteLock.this.path);
+			this.write = write;
+		}
+
+		@Override
+		public boolean reenter() {
+			// Only a writer's own write is free of the engine: a read joins a count under
+			// a lock.
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			if (entry != null && (entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread())) {
+				// Also a downgrade: a read would join the writer's node
+				checkNotLost(entry.leaseOf(this.write));
+			}
+			if (this.write && entry != null && entry.local.isWriteLockedByCurrentThread()) {
+				entry.local.writeLock().lock();
+				if (entry.tryRetain()) {
+					return true;
+				}
+				entry.local.writeLock().unlock();
+			}
+			return false;
+		}
+
+		@Override
+		public void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+				throws AcquireFailure, InterruptedException {
+			if (this.write) {
+				DefaultZkReadWriteLock.this.engine.acquireWrite(key(), path(), deadline, waitForOthers, interrupts);
+			}
+			else {
+				DefaultZkReadWriteLock.this.engine.acquireRead(key(), path(), deadline, waitForOthers, interrupts);
+			}
+		}
+
+		@Override
+		public void unlock() {
+			ReadWriteEntry entry = ownEntry();
+			if (this.write) {
+				DefaultZkReadWriteLock.this.engine.releaseWrite(entry);
+			}
+			else {
+				DefaultZkReadWriteLock.this.engine.releaseRead(entry);
+			}
+		}
+
+		@Override
+		public boolean isHeldByCurrentThread() {
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			return entry != null && holds(entry);
+		}
+
+		@Override
+		public ZkLease toLease() {
+			throw new UnsupportedOperationException("The " + side() + " lock of '" + key()
+					+ "' is held by a thread and cannot be handed to a lease; read/write locks are for work that ends on the thread that began it");
+		}
+
+		@Override
+		public String toString() {
+			return "ZkLock[" + path() + ", " + side() + "]";
+		}
+
+		private boolean holds(ReadWriteEntry entry) {
+			return this.write ? entry.local.isWriteLockedByCurrentThread() : entry.local.getReadHoldCount() > 0;
+		}
+
+		private ReadWriteEntry ownEntry() {
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			if (entry == null || !holds(entry)) {
+				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key()
+						+ "' is not held by the current thread " + Thread.currentThread().getName());
+			}
+			return entry;
+		}
+
+		@Override
+		public Revocations revocations() {
+			return DefaultZkReadWriteLock.this.engine.revocations();
+		}
+
+		@Override
+		public Lease heldLease() {
+			Lease lease = ownEntry().leaseOf(this.write);
+			if (lease == null) {
+				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key() + "' has no lease");
+			}
+			return lease;
+		}
+
+		private String side() {
+			return this.write ? "write" : "read";
+		}
+
+	}
+
+}

@@ -1,0 +1,81 @@
+package dev.zklock.core.internal.semaphore;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.ZkSemaphore;
+import dev.zklock.core.internal.ThreadOwnedLock;
+
+/**
+ * The {@link ZkSemaphore} handed out by
+ * {@link ZkLockRegistry#obtainSemaphore(String, int)}: a key, its path and its permits;
+ * the state lives in the engine's entry for the path, and only while someone holds or
+ * waits.
+ */
+final class DefaultZkSemaphore implements ZkSemaphore {
+
+	private final SemaphoreEngine engine;
+
+	private final String key;
+
+	private final String path;
+
+	private final int permits;
+
+	DefaultZkSemaphore(SemaphoreEngine engine, String key, String path, int permits) {
+		this.engine = engine;
+		this.key = key;
+		this.path = path;
+		this.permits = permits;
+	}
+
+	@Override
+	public ZkLease acquire(Duration wait) {
+		return ThreadOwnedLock.acquireOrThrow(this.key, this.path, wait,
+				(deadline, waitForOthers, interrupts) -> this.engine.acquire(this.key, this.path, this.permits,
+						deadline, waitForOthers, interrupts));
+	}
+
+	@Override
+	public @Nullable ZkLease tryAcquire(Duration wait) {
+		try {
+			return acquire(wait);
+		}
+		catch (LockAcquisitionException ex) {
+			if (ex.getReason().isBusy()) {
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public int availablePermits() {
+		return this.engine.availablePermits(this.key, this.path, this.permits);
+	}
+
+	@Override
+	public int permits() {
+		return this.permits;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public String path() {
+		return this.path;
+	}
+
+	@Override
+	public String toString() {
+		return "ZkSemaphore[" + this.path + ", " + this.permits + " permits]";
+	}
+
+}

@@ -1,0 +1,61 @@
+package dev.zklock.core.internal.semaphore;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.internal.Lease;
+
+/**
+ * A lease on one permit of a semaphore: its own node among the semaphore's leases,
+ * released by any thread, once.
+ */
+final class SemaphoreLease implements ZkLease {
+
+	private final SemaphoreEngine engine;
+
+	private final SemaphoreEntry entry;
+
+	private final Lease lease;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	SemaphoreLease(SemaphoreEngine engine, SemaphoreEntry entry, Lease lease) {
+		this.engine = engine;
+		this.entry = entry;
+		this.lease = lease;
+	}
+
+	@Override
+	public String key() {
+		return this.entry.key();
+	}
+
+	@Override
+	public String path() {
+		return this.entry.path();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.lease.fencingToken();
+	}
+
+	@Override
+	public LeaseState state() {
+		return this.lease.state();
+	}
+
+	@Override
+	public void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.engine.release(this.entry, this.lease);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ZkLease[" + this.lease.nodePath() + "]";
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.zklock.core.internal;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs.Ids;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.faults.ZkFaultProxy;
+
+import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@link NodeReaper} on its own, under faults made by a {@link ZkFaultProxy}.
+ */
+@Timeout(90)
+class NodeReaperTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	@Test
+	void reaperKeepsFollowingTheConnectionWhileResentWorkIsUnderWay() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		CuratorFramework client = this.zk.newClient(proxy.connectString());
+		client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath("/locks/reaped/node");
+		NodeReaper reaper = new NodeReaper(client, new ZkOps(client, new byte[0], Ids.OPEN_ACL_UNSAFE));
+		proxy.refuse(true);
+		eventually().until(() -> !client.getZookeeperClient().isConnected());
+		CountDownLatch resending = new CountDownLatch(1);
+		CountDownLatch proceed = new CountDownLatch(1);
+		// Stands for the resending thread being descheduled between taking the work and
+		// sending it
+		reaper.keepPending(List.of(() -> {
+			resending.countDown();
+			try {
+				proceed.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}, () -> reaper.delete("/locks/reaped/node")));
+		proxy.refuse(false);
+		assertThat(resending.await(20, TimeUnit.SECONDS)).isTrue();
+		proxy.refuse(true);
+		eventually().until(() -> !client.getZookeeperClient().getZooKeeper().getState().isConnected());
+		// The registry's last lock was released meanwhile: the reaper must not stop with
+		// work under way
+		reaper.close();
+		proceed.countDown();
+		Thread.sleep(500);
+		proxy.refuse(false);
+		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/reaped")).isEmpty());
+	}
+
+}
