@@ -53,6 +53,12 @@ public final class VirtualThreadLockWorkerMain {
 			}
 			ZkLockRegistry registry = new ZkLockRegistry(client);
 			Lock lock = registry.obtain(key);
+			// Once through the path before the virtual threads start, so that its classes
+			// are loaded and initialized: a virtual thread that waits for another's class
+			// initialization stays pinned (a JDK limit, once per class), and the
+			// recording is to show the engine's own pins
+			lock.lock();
+			lock.unlock();
 			Files.writeString(ready, "ready");
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
 			while (!Files.exists(go)) {
