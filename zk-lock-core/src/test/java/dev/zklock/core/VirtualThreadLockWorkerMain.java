@@ -3,6 +3,8 @@ package dev.zklock.core;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -53,12 +55,11 @@ public final class VirtualThreadLockWorkerMain {
 			}
 			ZkLockRegistry registry = new ZkLockRegistry(client);
 			Lock lock = registry.obtain(key);
-			// Once through the path before the virtual threads start, so that its classes
-			// are loaded and initialized: a virtual thread that waits for another's class
-			// initialization stays pinned (a JDK limit, once per class), and the
-			// recording is to show the engine's own pins
-			lock.lock();
-			lock.unlock();
+			// Through the paths, contended too, before the virtual threads start, so that
+			// their classes are loaded and initialized: a virtual thread that waits for
+			// another's class initialization stays pinned (a JDK limit, once per class),
+			// and the recording is to show the engine's own pins
+			warmUp(lock);
 			Files.writeString(ready, "ready");
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
 			while (!Files.exists(go)) {
@@ -93,6 +94,33 @@ public final class VirtualThreadLockWorkerMain {
 			recording.stop();
 			recording.dump(jfr);
 			System.out.println("java.version=" + System.getProperty("java.version"));
+		}
+	}
+
+	private static void warmUp(Lock lock) throws InterruptedException {
+		List<Thread> warmers = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			Thread warmer = new Thread(() -> {
+				for (int j = 0; j < 25; j++) {
+					lock.lock();
+					try {
+						lock.lock();
+						lock.unlock();
+						Thread.yield();
+					}
+					finally {
+						lock.unlock();
+					}
+				}
+			});
+			warmer.start();
+			warmers.add(warmer);
+		}
+		for (Thread warmer : warmers) {
+			warmer.join(TimeUnit.SECONDS.toMillis(60));
+			if (warmer.isAlive()) {
+				throw new IllegalStateException("Warm-up not done in 60 s");
+			}
 		}
 	}
 
