@@ -3,7 +3,6 @@ package dev.zklock.embedded;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.ZkLockConnectionDetails;
 import dev.zklock.autoconfigure.ZkLockProperties;
-import dev.zklock.autoconfigure.ZkLockPropertiesValidator;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,9 +32,8 @@ public final class EmbeddedZooKeeperAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	EmbeddedZooKeeper zkLockEmbeddedZooKeeper(ZkLockProperties properties) throws Exception {
-		// Before the server starts: a port out of range must name its property, not fail
-		// in ZooKeeper
-		ZkLockPropertiesValidator.validate(properties);
+		// The properties checked themselves when bound, so a port out of range has
+		// already failed startup naming its property, before the server starts
 		ZkLockProperties.Embedded embedded = properties.getEmbedded();
 		return new EmbeddedZooKeeper(embedded.getPort(), embedded.getDataDir());
 	}

@@ -93,7 +93,6 @@ public final class ZkLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	CuratorFramework zkLockCuratorFramework(ZkLockProperties properties, ZkLockConnectionDetails connectionDetails,
 			ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers) throws InterruptedException {
-		ZkLockPropertiesValidator.validate(properties);
 		String connectString = connectionDetails.getConnectString();
 		ZkLockPropertiesValidator.validateConnectString("zklock.connect-string", connectString);
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
@@ -197,7 +196,6 @@ public final class ZkLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ZkLockRegistry zkLockRegistry(CuratorFramework client, ZkLockProperties properties) {
-		ZkLockPropertiesValidator.validate(properties);
 		if (client.getState() == CuratorFrameworkState.LATENT) {
 			// An application-provided client that nobody started
 			client.start();

@@ -7,15 +7,18 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LostLockPolicy;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration properties for zk-lock.
+ * Configuration properties for zk-lock. Once bound, they check themselves: a value that
+ * binding accepts but that cannot work (a zero session timeout, a negative wait, a root
+ * path ZooKeeper refuses) fails startup naming the property, before any bean uses it.
  *
  * @author zk-lock
  */
 @ConfigurationProperties("zklock")
-public class ZkLockProperties {
+public class ZkLockProperties implements InitializingBean {
 
 	/**
 	 * Whether to enable zk-lock's auto-configuration.
@@ -97,6 +100,16 @@ public class ZkLockProperties {
 	 * What HTTP clients see when a lock is not acquired.
 	 */
 	private final Web web = new Web();
+
+	/**
+	 * Check the bound values, once, whichever bean needs them first.
+	 * @throws RuntimeException an {@code InvalidConfigurationPropertyValueException}
+	 * naming the first invalid property
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		ZkLockPropertiesValidator.validate(this);
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;

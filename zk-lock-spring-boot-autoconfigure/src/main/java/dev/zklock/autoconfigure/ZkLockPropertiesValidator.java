@@ -10,11 +10,12 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 /**
  * Checks {@code zklock.*} values that binding alone accepts but that cannot work, so that
- * startup fails with the property's name rather than later with a ZooKeeper error.
+ * startup fails with the property's name rather than later with a ZooKeeper error. Run
+ * once, by {@link ZkLockProperties#afterPropertiesSet()}.
  *
  * @author zk-lock
  */
-public final class ZkLockPropertiesValidator {
+final class ZkLockPropertiesValidator {
 
 	private static final Pattern HOST_PORT = Pattern.compile("[^\\s:,/]+(:\\d{1,5})?|\\[[0-9a-fA-F:.]+\\](:\\d{1,5})?");
 
@@ -27,7 +28,7 @@ public final class ZkLockPropertiesValidator {
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid
 	 * property
 	 */
-	public static void validate(ZkLockProperties properties) {
+	static void validate(ZkLockProperties properties) {
 		positive("zklock.session-timeout", properties.getSessionTimeout());
 		positive("zklock.connection-timeout", properties.getConnectionTimeout());
 		notNegative("zklock.initial-connect-wait", properties.getInitialConnectWait());
