@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 /**

@@ -13,7 +13,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.integration.zookeeper.lock.ZookeeperLockRegistry;
 
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * A lock implementation under test, set up fresh (own client, own path) for one run.

@@ -27,7 +27,7 @@ import org.apache.zookeeper.ZooKeeper;
 
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * The two worker roles of scenario 5, run by {@link MultiJvmWorker}.

@@ -5,6 +5,8 @@ import java.time.Instant;
 import org.apache.curator.framework.state.ConnectionState;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * The connection state Curator last reported to a {@link ZkLockRegistry}.
  *

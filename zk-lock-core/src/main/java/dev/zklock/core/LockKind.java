@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * Which recipe a key is locked with, as this JVM uses it.
  *

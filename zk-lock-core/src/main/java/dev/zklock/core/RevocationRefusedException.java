@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * Thrown by {@link ZkLockRegistry#requestRevocation(String)} when it asks nobody and
  * writes nothing: nobody holds the key's lock, or the key's path is not a lock whose

@@ -2,6 +2,8 @@ package dev.zklock.core;
 
 import java.time.Duration;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A lock hold that belongs to no thread: acquired by one thread and released by any, for
  * example by the thread that completes an asynchronous method. Obtained from

@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A distributed, reentrant lock for one key, held by a thread. Obtained from
  * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its

@@ -7,6 +7,8 @@ import java.util.Objects;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * Options of a {@link ZkLockRegistry}. Immutable; start from {@link #defaults()} and
  * change what you need with the {@code with...} methods.

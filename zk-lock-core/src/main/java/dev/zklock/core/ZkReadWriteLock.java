@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A distributed read/write lock for one key, from
  * {@link ZkLockRegistry#obtainReadWrite(String)}: any number of readers hold it together,

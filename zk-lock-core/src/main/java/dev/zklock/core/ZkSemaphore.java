@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A distributed counting semaphore for one key, from
  * {@link ZkLockRegistry#obtainSemaphore(String, int)}: at most {@link #permits()} leases

@@ -9,3 +9,5 @@
 package dev.zklock.core;
 
 import org.jspecify.annotations.NullMarked;
+
+import dev.zklock.core.registry.ZkLockRegistry;

@@ -27,6 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.faults.ZkFaultProxy;
 import dev.zklock.core.internal.mutex.MutexEntry;
+import dev.zklock.core.registry.RegistryAccess;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -251,13 +253,13 @@ class EngineFaultTests {
 		Field holds = MutexEntry.class.getDeclaredField("holds");
 		holds.setAccessible(true);
 		// 2^31 - 1 nested holds would take a minute to make one by one
-		holds.setInt(registry.entry("deep"), Integer.MAX_VALUE);
+		holds.setInt(RegistryAccess.mutexEntry(registry, "deep"), Integer.MAX_VALUE);
 		assertThatThrownBy(lock::lock).isInstanceOf(Error.class).hasMessageContaining("Maximum lock count exceeded");
 		assertThatThrownBy(lock::tryLock).isInstanceOf(Error.class);
 		lock.unlock();
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).hasSize(1));
-		holds.setInt(registry.entry("deep"), 1);
+		holds.setInt(RegistryAccess.mutexEntry(registry, "deep"), 1);
 		lock.unlock();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).isEmpty());
 	}

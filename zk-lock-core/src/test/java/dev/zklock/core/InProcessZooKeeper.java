@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * A real in-process ZooKeeper server per test, with helpers for Curator clients that are

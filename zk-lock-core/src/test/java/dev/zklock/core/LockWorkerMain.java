@@ -9,6 +9,8 @@ import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A lock client in its own JVM, started by the cross-process tests. Each of its threads
  * takes the lock {@code iterations} times and, under it, increments a number kept in a

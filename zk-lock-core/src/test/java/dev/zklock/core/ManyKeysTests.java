@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -13,6 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -23,6 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.faults.ZkFaultProxy;
 import dev.zklock.core.internal.readwrite.ReadWriteEntry;
+import dev.zklock.core.registry.RegistryAccess;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -550,7 +552,7 @@ class ReadWriteLockTests {
 	}
 
 	private static ReadWriteEntry entry(ZkLockRegistry registry, String key) {
-		ReadWriteEntry entry = registry.readWriteEntry(key);
+		ReadWriteEntry entry = RegistryAccess.readWriteEntry(registry, key);
 		assertThat(entry).isNotNull();
 		return entry;
 	}

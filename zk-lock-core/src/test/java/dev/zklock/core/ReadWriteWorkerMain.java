@@ -8,6 +8,8 @@ import java.nio.file.StandardOpenOption;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A read/write lock client in its own JVM, for the cross-process tests. Each thread takes
  * the lock {@code iterations} times, every fourth time to write: a writer increments a

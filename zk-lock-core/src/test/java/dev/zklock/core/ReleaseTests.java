@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.zklock.core.faults.ServerSideExpiry;
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -9,6 +9,8 @@ import java.time.Duration;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A semaphore client in its own JVM, for the cross-process tests: each thread takes a
  * permit {@code iterations} times and appends its interval to a log, so that more holders

@@ -16,6 +16,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
+import dev.zklock.core.registry.ZkLockRegistry;
+
 /**
  * A lock client in its own JVM whose {@code threads} virtual threads each take one
  * {@link ZkLockRegistry} lock once and, under it, increment a number kept in a file

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

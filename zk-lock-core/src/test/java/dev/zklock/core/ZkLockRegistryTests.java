@@ -27,6 +27,7 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
 import static org.awaitility.Awaitility.await;
 
 import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate

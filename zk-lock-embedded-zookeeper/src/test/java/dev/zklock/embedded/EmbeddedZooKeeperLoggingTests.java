@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;

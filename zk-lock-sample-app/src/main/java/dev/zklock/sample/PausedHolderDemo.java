@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.autoconfigure.ZkLockProperties;
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.jdbc.FencingTokenRejectedException;
 import dev.zklock.template.ZkLockTemplate;
 

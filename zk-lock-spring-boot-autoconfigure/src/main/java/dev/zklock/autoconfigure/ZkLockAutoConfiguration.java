@@ -30,7 +30,7 @@ import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
 import dev.zklock.autoconfigure.logging.CuratorUnhandledErrorLogger;
 import dev.zklock.autoconfigure.metadata.UnknownZkLockPropertiesCheck;
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.ZkLockHeldObservationConvention;

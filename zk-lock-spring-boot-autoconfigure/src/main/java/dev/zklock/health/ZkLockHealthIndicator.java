@@ -9,7 +9,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ZooKeeper;
 
 import dev.zklock.core.ConnectionStatus;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;

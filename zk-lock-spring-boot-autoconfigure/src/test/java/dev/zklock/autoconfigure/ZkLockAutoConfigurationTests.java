@@ -23,7 +23,7 @@ import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
 import dev.zklock.health.ZkLockHealthIndicator;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;

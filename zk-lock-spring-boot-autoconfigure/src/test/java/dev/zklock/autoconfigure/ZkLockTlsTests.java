@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
 import dev.zklock.health.ZkLockHealthIndicator;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;

@@ -17,8 +17,8 @@ import org.springframework.core.Ordered;
  * {@link DistributedSemaphore @DistributedSemaphore} in a Spring application without
  * Spring Boot (the Boot starter enables it by itself), as
  * {@code @EnableTransactionManagement} enables {@code @Transactional}. The application
- * provides a {@link dev.zklock.core.ZkLockRegistry ZkLockRegistry} bean (and may provide
- * a {@link dev.zklock.template.ZkLockTemplate ZkLockTemplate}).
+ * provides a {@link dev.zklock.core.registry.ZkLockRegistry ZkLockRegistry} bean (and may
+ * provide a {@link dev.zklock.template.ZkLockTemplate ZkLockTemplate}).
  *
  * <pre class="code">
  * &#064;Configuration

@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.MinimumHolds;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;

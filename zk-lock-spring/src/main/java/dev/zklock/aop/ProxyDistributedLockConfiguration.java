@@ -4,7 +4,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.EnableDistributedLocks;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.ZkLockHeldObservationConvention;

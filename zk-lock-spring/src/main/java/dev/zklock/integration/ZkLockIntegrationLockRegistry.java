@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;

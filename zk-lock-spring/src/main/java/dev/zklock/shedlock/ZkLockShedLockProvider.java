@@ -22,7 +22,7 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.MinimumHolds;
 
 import org.springframework.context.SmartLifecycle;

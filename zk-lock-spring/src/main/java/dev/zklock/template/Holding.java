@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
 

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.observation.DefaultZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.DefaultZkLockHeldObservationConvention;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;

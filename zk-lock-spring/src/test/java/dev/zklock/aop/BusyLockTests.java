@@ -30,7 +30,7 @@ import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

@@ -6,7 +6,7 @@ import org.apache.curator.framework.CuratorFramework;
 
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;

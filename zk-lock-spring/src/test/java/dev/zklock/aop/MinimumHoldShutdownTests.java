@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

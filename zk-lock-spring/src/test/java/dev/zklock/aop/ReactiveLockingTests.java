@@ -17,7 +17,7 @@ import reactor.core.publisher.Sinks;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 

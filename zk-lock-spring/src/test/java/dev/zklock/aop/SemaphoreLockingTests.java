@@ -28,7 +28,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkSemaphore;
 import dev.zklock.template.ZkLockTemplate;
 

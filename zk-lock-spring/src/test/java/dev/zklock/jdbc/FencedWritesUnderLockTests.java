@@ -17,7 +17,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.template.LockContext;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

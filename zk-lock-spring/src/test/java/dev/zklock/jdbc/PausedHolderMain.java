@@ -17,7 +17,7 @@ import org.apache.curator.retry.RetryOneTime;
 
 import dev.zklock.template.LockContext;
 import dev.zklock.core.LockLostException;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockAssert.TestHelper;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;

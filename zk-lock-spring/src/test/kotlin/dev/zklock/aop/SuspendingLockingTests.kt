@@ -6,7 +6,7 @@ import dev.zklock.annotation.EnableDistributedLocks
 import dev.zklock.template.LockMode
 import dev.zklock.core.InProcessZooKeeper
 import dev.zklock.core.InProcessZooKeeper.eventually
-import dev.zklock.core.ZkLockRegistry
+import dev.zklock.core.registry.ZkLockRegistry
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers

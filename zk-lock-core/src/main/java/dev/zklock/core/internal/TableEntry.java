@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockKind;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or

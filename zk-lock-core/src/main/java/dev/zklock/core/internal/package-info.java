@@ -1,7 +1,8 @@
 /**
- * The lock engine behind {@link dev.zklock.core.ZkLockRegistry}: the machinery every
- * recipe shares. <strong>Not API</strong>: public only so that the recipe packages below
- * can use it; it may change in any release, and is left out of the published Javadoc.
+ * The lock engine behind {@link dev.zklock.core.registry.ZkLockRegistry}: the machinery
+ * every recipe shares. <strong>Not API</strong>: public only so that the recipe packages
+ * below can use it; it may change in any release, and is left out of the published
+ * Javadoc.
  *
  * <p>
  * What is here: the engine's parts and how they are wired ({@code Engine}), the client's
@@ -55,3 +56,5 @@
 package dev.zklock.core.internal;
 
 import org.jspecify.annotations.NullMarked;
+
+import dev.zklock.core.registry.ZkLockRegistry;

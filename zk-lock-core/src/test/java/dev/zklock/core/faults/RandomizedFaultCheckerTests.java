@@ -52,7 +52,7 @@ import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
 

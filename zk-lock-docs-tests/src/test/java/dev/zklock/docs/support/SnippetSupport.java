@@ -4,7 +4,7 @@ import java.time.LocalDate;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.jdbc.JdbcFencing;
 import dev.zklock.template.ZkLockTemplate;
 import reactor.core.publisher.Mono;

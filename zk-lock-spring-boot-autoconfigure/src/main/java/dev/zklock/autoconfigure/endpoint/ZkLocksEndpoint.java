@@ -11,7 +11,7 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.Participant;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

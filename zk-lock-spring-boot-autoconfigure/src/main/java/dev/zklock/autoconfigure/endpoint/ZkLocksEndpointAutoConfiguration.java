@@ -1,7 +1,7 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.beans.factory.ObjectProvider;

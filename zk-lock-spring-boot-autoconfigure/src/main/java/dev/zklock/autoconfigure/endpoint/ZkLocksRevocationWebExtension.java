@@ -3,7 +3,7 @@ package dev.zklock.autoconfigure.endpoint;
 import java.util.List;
 
 import dev.zklock.core.RevocationRefusedException;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;

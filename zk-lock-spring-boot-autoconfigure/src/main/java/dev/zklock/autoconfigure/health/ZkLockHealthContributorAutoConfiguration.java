@@ -1,7 +1,7 @@
 package dev.zklock.autoconfigure.health;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.health.ZkLockHealthIndicator;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,7 +1,7 @@
 package dev.zklock.autoconfigure.integration;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.integration.ZkLockIntegrationLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -12,7 +12,7 @@ import org.apache.curator.framework.state.ConnectionState;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLockListener;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * Binds the lock registry's state to Micrometer: {@code zklock.active} (locks held in

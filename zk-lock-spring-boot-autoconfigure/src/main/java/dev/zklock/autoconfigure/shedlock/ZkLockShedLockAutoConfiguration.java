@@ -3,7 +3,7 @@ package dev.zklock.autoconfigure.shedlock;
 import net.javacrumbs.shedlock.core.LockProvider;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.shedlock.ZkLockShedLockProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -10,7 +10,7 @@ import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.shedlock.ZkLockShedLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.integration.ZkLockIntegrationLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -22,7 +22,7 @@ import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.ZkLockProperties;
 import dev.zklock.autoconfigure.diagnostics.EmbeddedZooKeeperModuleMissingException;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.env.PropertiesPropertySourceLoader;

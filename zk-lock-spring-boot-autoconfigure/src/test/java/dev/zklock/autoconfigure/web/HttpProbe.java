@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;

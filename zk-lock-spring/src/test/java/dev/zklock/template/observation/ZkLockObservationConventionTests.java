@@ -23,7 +23,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockDefinition;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockObservationDocumentation.LowCardinalityKeyNames;

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.Lease;
 
 /**

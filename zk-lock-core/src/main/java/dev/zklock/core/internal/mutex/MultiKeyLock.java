@@ -13,7 +13,7 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.Deadline;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The read/write lock ({@link dev.zklock.core.ZkLockRegistry#obtainReadWrite}),
+ * The read/write lock ({@link dev.zklock.core.registry.ZkLockRegistry#obtainReadWrite}),
  * wire-compatible with Curator's {@code InterProcessReadWriteLock}: the threads of this
  * JVM that read share one read node; a writer holds its own. <strong>Not API</strong>:
  * may change in any release; left out of the published Javadoc. See
@@ -9,3 +9,5 @@
 package dev.zklock.core.internal.readwrite;
 
 import org.jspecify.annotations.NullMarked;
+
+import dev.zklock.core.registry.ZkLockRegistry;

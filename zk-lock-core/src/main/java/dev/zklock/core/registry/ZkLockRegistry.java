@@ -1,4 +1,4 @@
-package dev.zklock.core;
+package dev.zklock.core.registry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,6 +17,18 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.ConnectionStatus;
+import dev.zklock.core.LocalLockInfo;
+import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockPaths;
+import dev.zklock.core.Participant;
+import dev.zklock.core.RevocationRefusedException;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.ZkLockListener;
+import dev.zklock.core.ZkLockOptions;
+import dev.zklock.core.ZkReadWriteLock;
+import dev.zklock.core.ZkSemaphore;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
@@ -556,14 +568,14 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * The mutex entry of a key, for tests in this package.
+	 * The mutex entry of a key, for tests (through their {@code RegistryAccess}).
 	 */
 	@Nullable MutexEntry entry(String key) {
 		return this.mutex.entry(lockPath(key));
 	}
 
 	/**
-	 * The read/write entry of a key, for tests in this package.
+	 * The read/write entry of a key, for tests (through their {@code RegistryAccess}).
 	 */
 	@Nullable ReadWriteEntry readWriteEntry(String key) {
 		return this.readWrite.entry(lockPath(key));
