@@ -1,6 +1,7 @@
 package dev.zklock.aop;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -8,7 +9,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -94,11 +98,21 @@ class AsyncLockingTests {
 		eventually().until(() -> this.jobs.started().getCount() == 0);
 		assertThat(result.cancel(true)).isTrue();
 		assertThat(result.orTimeout(1, TimeUnit.MILLISECONDS)).isCompletedExceptionally();
-		// The work still runs, so the lock stays
-		Thread.sleep(200);
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:cancelled")).hasSize(1));
+		// The work still runs, so the lock stays: its node goes only after the work ends
+		List<String> nodes = this.zk.children("/locks/job:cancelled");
+		assertThat(nodes).hasSize(1);
+		AtomicBoolean workEnded = new AtomicBoolean();
+		CompletableFuture<Boolean> deletedAfterTheWork = new CompletableFuture<>();
+		Stat watched = this.otherJvm.getClient().checkExists().usingWatcher((Watcher) (event) -> {
+			if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+				deletedAfterTheWork.complete(workEnded.get());
+			}
+		}).forPath("/locks/job:cancelled/" + nodes.get(0));
+		assertThat(watched).isNotNull();
 		assertThat(this.otherJvm.obtain("job:cancelled").tryLock()).isFalse();
+		workEnded.set(true);
 		finish.countDown();
+		assertThat(deletedAfterTheWork.get(10, TimeUnit.SECONDS)).isTrue();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/job:cancelled")).isEmpty());
 	}
 

@@ -287,7 +287,11 @@ class BusyLockTests {
 			reactor.core.Disposable failing = this.jobs.reactiveShortWait().subscribe();
 			eventually().until(() -> this.zk.children("/locks/rx-drop").size() == 2);
 			failing.dispose();
-			Thread.sleep(700);
+			// The wait ends (300 ms) with its observation, whatever the outcome; only
+			// then
+			// could its failure have been dropped
+			eventually().until(() -> this.outcomes.stream().anyMatch((o) -> o.startsWith("Jobs.reactiveShortWait:")));
+			assertThat(this.outcomes).contains("Jobs.reactiveShortWait:timeout");
 			assertThat(dropped).isEmpty();
 			again.unlock();
 		}
