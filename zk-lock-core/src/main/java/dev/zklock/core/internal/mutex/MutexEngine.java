@@ -72,7 +72,7 @@ public final class MutexEngine {
 		MutexEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		try {
-			MutexEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
 				case TIMED_OUT ->
 					throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -24,6 +23,7 @@ import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
 /**
@@ -55,7 +55,7 @@ public final class MutexEntry extends TableEntry {
 	 */
 	private final ReentrantLock stateLock = new ReentrantLock();
 
-	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+	private final ArrayDeque<SlotWaiter> waiters = new ArrayDeque<>();
 
 	/**
 	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by
@@ -67,44 +67,18 @@ public final class MutexEntry extends TableEntry {
 	private volatile @Nullable Lease lease;
 
 	/**
-	 * Whether another participant may queue behind our node. Set from the child list that
-	 * granted it (raised if it showed another participant or armed no watch, cleared if
-	 * not) and raised by each child event after it; both arrive on the client's one event
-	 * thread, in order, so a cleared flag means the child watch that list armed has not
-	 * fired yet.
+	 * Whether another participant may queue behind our node, and the hand-offs made since
+	 * it was seen; its compound changes are made under stateLock.
 	 */
-	private volatile boolean remoteWaiting;
+	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
-	/**
-	 * Whether the mark stands for want of a child watch on the held node (its list armed
-	 * none, or the connection was lost), not for a participant seen: a list of the node
-	 * read with the watch can clear it.
-	 */
-	private volatile boolean watchMissing;
-
-	/**
-	 * The held node a list with the watch is on its way for, if any: until its reply,
-	 * hand-offs are not counted against the bound. Cleared when a participant is seen
-	 * meanwhile.
-	 */
-	private volatile @Nullable Lease listing;
-
-	/** Sends that list. */
+	/** Sends a list of the held node with the child watch, to settle the mark. */
 	private final MutexEngine lister;
 
-	/** Keeps released nodes for a while; null when lingering is off. */
-	private final @Nullable Linger linger;
-
 	/**
-	 * When the current linger ends, in {@link System#nanoTime()}; guarded by stateLock.
+	 * The linger of this entry's node; null when lingering is off. Guarded by stateLock.
 	 */
-	private long lingerEnds;
-
-	/** The linger timer, if one is scheduled; guarded by stateLock. */
-	private @Nullable ScheduledFuture<?> lingerTimer;
-
-	/** When the lease was granted, in {@link System#nanoTime()}; guarded by stateLock. */
-	private long leaseSince;
+	private final @Nullable EntryLinger linger;
 
 	/**
 	 * Set when the registry closes: no slot is granted any more. Written under stateLock.
@@ -120,9 +94,6 @@ public final class MutexEntry extends TableEntry {
 	 */
 	private boolean holderQueued;
 
-	/** Hand-offs made since a remote waiter was noticed; guarded by stateLock. */
-	private int handoffsWhileRemoteWaiting;
-
 	/** The holding thread, for the reentrant fast path; null for leases. */
 	private volatile @Nullable Thread ownerThread;
 
@@ -133,7 +104,7 @@ public final class MutexEntry extends TableEntry {
 
 	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
 		super(key, path);
-		this.linger = linger;
+		this.linger = (linger != null) ? new EntryLinger(linger, this) : null;
 		this.lister = lister;
 	}
 
@@ -158,16 +129,14 @@ public final class MutexEntry extends TableEntry {
 
 	@Override
 	public void noteRemoteWaiter() {
-		// Seen: no list can clear it now, and one on its way must not
-		this.watchMissing = false;
-		this.listing = null;
-		raiseRemoteWaiter();
+		this.mark.seen();
+		endLingerOnMark();
 	}
 
 	@Override
 	public void noteUnwatched() {
-		this.watchMissing = true;
-		raiseRemoteWaiter();
+		this.mark.unwatched();
+		endLingerOnMark();
 	}
 
 	/**
@@ -182,27 +151,21 @@ public final class MutexEntry extends TableEntry {
 		settleUnwatched();
 	}
 
-	private void raiseRemoteWaiter() {
-		Linger linger = this.linger;
-		if (linger == null) {
-			this.remoteWaiting = true;
-			return;
+	/**
+	 * The mark was just raised, before the state lock is taken: a thread re-locking the
+	 * key in a loop sees it at its next reuse and deletes, even while it keeps this
+	 * thread off the state lock. A release that read it clear lingered before this takes
+	 * the state lock, and is ended here.
+	 */
+	private void endLingerOnMark() {
+		if (this.linger != null) {
+			endLinger();
 		}
-		// Raised before the state lock is taken: a thread re-locking the key in a loop
-		// sees it
-		// at its next reuse and deletes, even while it keeps this thread off the state
-		// lock. A
-		// release that read it clear lingered before this takes the state lock, and is
-		// ended
-		// here
-		this.remoteWaiting = true;
-		endLinger();
 	}
 
 	@Override
 	public void noRemoteWaiter() {
-		this.watchMissing = false;
-		this.remoteWaiting = false;
+		this.mark.clear();
 	}
 
 	/**
@@ -215,18 +178,16 @@ public final class MutexEntry extends TableEntry {
 	 * meanwhile too) or clears the mark, its watch telling of the next.
 	 */
 	private void settleUnwatched() {
-		if (!this.watchMissing) {
+		if (!this.mark.isWatchMissing()) {
 			return;
 		}
 		Lease held;
 		this.stateLock.lock();
 		try {
 			held = this.lease;
-			if (!this.watchMissing || !this.remoteWaiting || held == null || this.holder == null
-					|| this.waiters.isEmpty() || this.listing == held) {
+			if (held == null || this.holder == null || this.waiters.isEmpty() || !this.mark.startListing(held)) {
 				return;
 			}
-			this.listing = held;
 		}
 		finally {
 			this.stateLock.unlock();
@@ -246,18 +207,7 @@ public final class MutexEntry extends TableEntry {
 		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
 		this.stateLock.lock();
 		try {
-			if (this.listing != held) {
-				return;
-			}
-			this.listing = null;
-			if (this.lease != held) {
-				return;
-			}
-			this.watchMissing = false;
-			if (!others) {
-				this.remoteWaiting = false;
-				this.handoffsWhileRemoteWaiting = 0;
-			}
+			this.mark.listed(held, this.lease == held, others);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -272,10 +222,7 @@ public final class MutexEntry extends TableEntry {
 	void heldNodeListFailed(Lease held) {
 		this.stateLock.lock();
 		try {
-			if (this.listing == held) {
-				this.listing = null;
-				this.watchMissing = false;
-			}
+			this.mark.listFailed(held);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -352,35 +299,14 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * How {@link #acquireSlot} ended.
-	 */
-	enum Slot {
-
-		/** Not granted within the deadline. */
-		TIMED_OUT,
-
-		/** The slot is ours, without a lease: acquire one in ZooKeeper. */
-		GRANTED,
-
-		/**
-		 * The slot is ours with the previous holder's lease: we hold the lock already.
-		 */
-		HANDED_OFF,
-
-		/** The registry was closed while we waited. */
-		CLOSED
-
-	}
-
-	/**
 	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
 	 * @return how it ended
 	 */
 	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
-		Waiter waiter;
-		Linger linger = this.linger;
+		SlotWaiter waiter;
+		EntryLinger linger = this.linger;
 		// Read outside the state lock: it asks Curator, which may take its own locks
-		long reuseSession = (linger != null && this.lease != null) ? linger.sessionIfConnected() : 0;
+		long reuseSession = (linger != null && this.lease != null) ? linger.linger().sessionIfConnected() : 0;
 		this.stateLock.lock();
 		try {
 			if (this.closed) {
@@ -402,7 +328,7 @@ public final class MutexEntry extends TableEntry {
 			if (deadline.isExpired()) {
 				return Slot.TIMED_OUT;
 			}
-			waiter = new Waiter(Thread.currentThread(), who);
+			waiter = new SlotWaiter(Thread.currentThread(), who);
 			this.waiters.addLast(waiter);
 		}
 		finally {
@@ -410,43 +336,7 @@ public final class MutexEntry extends TableEntry {
 		}
 		deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY, "queued behind another holder in this JVM");
 		settleUnwatched();
-		while (!waiter.granted) {
-			long remaining = deadline.remainingNanos();
-			boolean interrupted = Thread.interrupted();
-			if (interrupted) {
-				try {
-					interrupts.interrupted(new InterruptedException());
-				}
-				catch (InterruptedException ex) {
-					if (!leaveQueue(waiter)) {
-						// Granted while we were interrupted: take it, keep the interrupt
-						// for later
-						Thread.currentThread().interrupt();
-						return waiter.outcome;
-					}
-					throw ex;
-				}
-			}
-			if (remaining <= 0) {
-				if (leaveQueue(waiter)) {
-					return Slot.TIMED_OUT;
-				}
-				if (waiter.outcome == Slot.GRANTED) {
-					// Granted a bare slot just as the wait ran out: pass it on rather
-					// than start a ZooKeeper attempt with no time left
-					abandonSlot(who);
-					return Slot.TIMED_OUT;
-				}
-				return waiter.outcome;
-			}
-			if (deadline.isInfinite()) {
-				LockSupport.park(this);
-			}
-			else {
-				LockSupport.parkNanos(this, remaining);
-			}
-		}
-		return waiter.outcome;
+		return waiter.await(this, deadline, interrupts);
 	}
 
 	/**
@@ -461,20 +351,16 @@ public final class MutexEntry extends TableEntry {
 		try {
 			this.closed = true;
 			ended = endLingerIfLingering();
-			Waiter waiter;
+			SlotWaiter waiter;
 			while ((waiter = this.waiters.pollFirst()) != null) {
-				waiter.outcome = Slot.CLOSED;
-				waiter.granted = true;
-				LockSupport.unpark(waiter.thread);
+				waiter.grant(Slot.CLOSED);
+				waiter.wake();
 			}
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		Linger linger = this.linger;
-		if (ended && linger != null) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 		Thread thread = this.acquirer;
 		if (thread != null) {
 			LockSupport.unpark(thread);
@@ -497,10 +383,10 @@ public final class MutexEntry extends TableEntry {
 	/**
 	 * Leave the queue unless already granted. Returns whether we left.
 	 */
-	private boolean leaveQueue(Waiter waiter) {
+	boolean leaveQueue(SlotWaiter waiter) {
 		this.stateLock.lock();
 		try {
-			if (waiter.granted) {
+			if (waiter.isGranted()) {
 				return false;
 			}
 			this.waiters.remove(waiter);
@@ -518,8 +404,10 @@ public final class MutexEntry extends TableEntry {
 		this.stateLock.lock();
 		try {
 			this.lease = newLease;
-			this.leaseSince = System.nanoTime();
-			this.handoffsWhileRemoteWaiting = 0;
+			if (this.linger != null) {
+				this.linger.nodeTaken();
+			}
+			this.mark.resetCount();
 			markHeld(who);
 		}
 		finally {
@@ -543,9 +431,9 @@ public final class MutexEntry extends TableEntry {
 	 * is never handed out, even before the event that reports it lost.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
-		Linger linger = this.linger;
-		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
-		Waiter granted = null;
+		EntryLinger linger = this.linger;
+		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
+		SlotWaiter granted = null;
 		Lease kept = null;
 		Release release;
 		this.stateLock.lock();
@@ -557,30 +445,21 @@ public final class MutexEntry extends TableEntry {
 			if (current != null) {
 				current.removeRevocationListeners(who);
 			}
-			Waiter next = this.waiters.peekFirst();
+			SlotWaiter next = this.waiters.peekFirst();
 			CompletableFuture<Void> delete = null;
 			boolean handedOff = false;
 			if (current != null) {
-				boolean remote = this.remoteWaiting;
-				// Read after the mark: a participant seen meanwhile clears it first
-				boolean settling = remote && this.listing == current;
-				handedOff = next != null && maxLocalHandoffs > 0 && current.state() == LeaseState.HELD
-						&& current.sessionId() == currentSession
-						&& (!remote || settling || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
-				if (handedOff) {
-					if (remote) {
-						this.handoffsWhileRemoteWaiting++;
-					}
-				}
-				else if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
-						&& startLinger(linger)) {
+				handedOff = this.mark.tryPass(current, maxLocalHandoffs, next != null && maxLocalHandoffs > 0
+						&& current.state() == LeaseState.HELD && current.sessionId() == currentSession);
+				if (!handedOff && next == null && linger != null && !this.closed && isReusable(current, lingerSession)
+						&& linger.start()) {
 					// Kept: the next local acquisition reuses it, another participant
 					// or a revocation request ends it
 					kept = current;
 				}
 				else {
 					this.lease = null;
-					this.handoffsWhileRemoteWaiting = 0;
+					this.mark.resetCount();
 					// Sent before the next waiter's create: one session's requests are
 					// applied in order
 					delete = reaper.delete(current.nodePath());
@@ -609,78 +488,42 @@ public final class MutexEntry extends TableEntry {
 		}
 		if (kept != null && linger != null) {
 			// Outside the state lock: it may send a read
-			linger.watchRevocation(kept);
+			linger.linger().watchRevocation(kept);
 		}
 		return release;
 	}
 
 	/**
-	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
-	 * connection loss seen since the last child list read for it with the watch (the one
-	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
-	 * session the client is connected with, not asked for back, and not kept past the
-	 * renewal bound. Guarded by stateLock.
+	 * Whether a kept lease may back a new hold: see {@link EntryLinger#mayReuse}; the
+	 * child list that cleared the mark was the one that granted it, or one read again by
+	 * {@link #settleUnwatched}. Guarded by stateLock.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
 	private boolean isReusable(Lease kept, long connectedSession) {
-		Linger linger = this.linger;
-		return linger != null && !this.remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
-				&& kept.sessionId() == connectedSession && !kept.isRevocationRequested()
-				&& System.nanoTime() - this.leaseSince < linger.renewAfterNanos();
-	}
-
-	/**
-	 * Start or extend the linger of the lease just released. Guarded by stateLock.
-	 * @return whether it lingers; if no timer could be scheduled, it must be deleted
-	 */
-	private boolean startLinger(Linger linger) {
-		this.lingerEnds = System.nanoTime() + linger.nanos();
-		if (this.lingerTimer == null) {
-			try {
-				this.lingerTimer = linger.schedule(this, linger.nanos());
-			}
-			catch (RuntimeException ex) {
-				// The timer is shut down or cannot start a thread: no linger without an
-				// end
-				return false;
-			}
-		}
-		return true;
+		EntryLinger linger = this.linger;
+		return linger != null && linger.mayReuse(kept, connectedSession, this.mark.isRaised());
 	}
 
 	/**
 	 * The linger timer: end the linger if it is over, else look again when it should be.
 	 */
 	void lingerTimerFired() {
-		Linger linger = this.linger;
+		EntryLinger linger = this.linger;
 		if (linger == null) {
 			return;
 		}
 		boolean ended = false;
 		this.stateLock.lock();
 		try {
-			this.lingerTimer = null;
-			if (lingers()) {
-				long remaining = this.lingerEnds - System.nanoTime();
-				if (remaining > 0) {
-					try {
-						this.lingerTimer = linger.schedule(this, remaining);
-					}
-					catch (RuntimeException ex) {
-						ended = endLingerIfLingering();
-					}
-				}
-				else {
-					ended = endLingerIfLingering();
-				}
+			linger.timerFired();
+			if (lingers() && linger.timerFiredWhileLingering()) {
+				ended = endLingerIfLingering();
 			}
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		if (ended) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 	}
 
 	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
@@ -715,16 +558,18 @@ public final class MutexEntry extends TableEntry {
 	/** Guarded by stateLock. */
 	private void endLinger(Lease kept) {
 		this.lease = null;
-		this.handoffsWhileRemoteWaiting = 0;
-		ScheduledFuture<?> timer = this.lingerTimer;
-		if (timer != null) {
-			// Not needed any more: let go of the entry now rather than at the deadline
-			timer.cancel(false);
-			this.lingerTimer = null;
-		}
-		Linger linger = this.linger;
+		this.mark.resetCount();
+		EntryLinger linger = this.linger;
 		if (linger != null) {
-			linger.delete(kept);
+			linger.end(kept);
+		}
+	}
+
+	/** A linger ended: let the entry leave its table if nobody uses it. */
+	private void retireIf(boolean lingerEnded) {
+		EntryLinger linger = this.linger;
+		if (lingerEnded && linger != null) {
+			linger.linger().retire(this);
 		}
 	}
 
@@ -745,10 +590,7 @@ public final class MutexEntry extends TableEntry {
 		finally {
 			this.stateLock.unlock();
 		}
-		Linger linger = this.linger;
-		if (ended && linger != null) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 		return !ended;
 	}
 
@@ -764,8 +606,7 @@ public final class MutexEntry extends TableEntry {
 	 * @param only the node to end the linger of; {@code null} for whichever
 	 */
 	void endLingerOf(@Nullable Lease only) {
-		Linger linger = this.linger;
-		if (linger == null) {
+		if (this.linger == null) {
 			return;
 		}
 		boolean ended;
@@ -776,9 +617,7 @@ public final class MutexEntry extends TableEntry {
 		finally {
 			this.stateLock.unlock();
 		}
-		if (ended) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 	}
 
 	/**
@@ -837,13 +676,13 @@ public final class MutexEntry extends TableEntry {
 	 * tries.
 	 */
 	void abandonSlot(Object who) {
-		Waiter granted = null;
+		SlotWaiter granted = null;
 		this.stateLock.lock();
 		try {
 			if (this.holder != who) {
 				return;
 			}
-			Waiter next = this.waiters.pollFirst();
+			SlotWaiter next = this.waiters.pollFirst();
 			if (next != null) {
 				granted = grant(next, Slot.GRANTED);
 			}
@@ -862,11 +701,10 @@ public final class MutexEntry extends TableEntry {
 	 * is released.
 	 * @return the waiter granted
 	 */
-	private Waiter grant(Waiter next, Slot outcome) {
+	private SlotWaiter grant(SlotWaiter next, Slot outcome) {
 		this.holder = next.who;
 		this.holderQueued = true;
-		next.outcome = outcome;
-		next.granted = true;
+		next.grant(outcome);
 		return next;
 	}
 
@@ -875,9 +713,9 @@ public final class MutexEntry extends TableEntry {
 	 * from the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
 	 * itself granted.
 	 */
-	private static void wake(@Nullable Waiter granted) {
+	private static void wake(@Nullable SlotWaiter granted) {
 		if (granted != null) {
-			LockSupport.unpark(granted.thread);
+			granted.wake();
 		}
 	}
 
@@ -923,24 +761,6 @@ public final class MutexEntry extends TableEntry {
 	 * @param handedOff whether the lease passed to the next local waiter
 	 */
 	record Release(@Nullable Lease lease, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
-	}
-
-	private static final class Waiter {
-
-		final Thread thread;
-
-		final Object who;
-
-		/** Written before {@code granted}, read after it. */
-		Slot outcome = Slot.TIMED_OUT;
-
-		volatile boolean granted;
-
-		Waiter(Thread thread, Object who) {
-			this.thread = thread;
-			this.who = who;
-		}
-
 	}
 
 }

@@ -28,6 +28,7 @@ import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
 /**
@@ -85,11 +86,10 @@ public final class ReadWriteEntry extends TableEntry {
 	private volatile @Nullable Thread acquirer;
 
 	/**
-	 * Joins since another JVM was seen waiting behind the read node. Guarded by state.
+	 * Whether another JVM may wait behind the read node, and the joins made since it was
+	 * seen; the count is guarded by state.
 	 */
-	private int joinsWhileRemoteWaiting;
-
-	private volatile boolean remoteWaiting;
+	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
 	/** The read node a list has shown a write node behind, if any. */
 	private volatile @Nullable Lease writerBehind;
@@ -226,10 +226,10 @@ public final class ReadWriteEntry extends TableEntry {
 					// is joined
 					boolean joinable = reentrant
 							|| (isHeldOn(this.readLease, currentSession) || isHeldOn(this.writeLease, currentSession))
-									&& (!this.remoteWaiting || this.joinsWhileRemoteWaiting < maxJoins);
+									&& this.mark.allowsPass(maxJoins);
 					if (covered && joinable) {
-						if (this.remoteWaiting && !reentrant) {
-							this.joinsWhileRemoteWaiting++;
+						if (this.mark.isRaised() && !reentrant) {
+							this.mark.countPass();
 						}
 						countReadHold();
 						return Join.JOINED;
@@ -291,7 +291,7 @@ public final class ReadWriteEntry extends TableEntry {
 		try {
 			this.readLease = lease;
 			this.acquirer = null;
-			this.joinsWhileRemoteWaiting = 0;
+			this.mark.resetCount();
 			countReadHold();
 			this.changed.signalAll();
 		}
@@ -329,7 +329,7 @@ public final class ReadWriteEntry extends TableEntry {
 				Lease read = this.readLease;
 				if (read != null) {
 					this.readLease = null;
-					this.remoteWaiting = false;
+					this.mark.lower();
 					delete = reaper.delete(read.nodePath());
 				}
 				Lease write = this.writeLease;
@@ -426,7 +426,7 @@ public final class ReadWriteEntry extends TableEntry {
 
 	@Override
 	public void noteRemoteWaiter() {
-		this.remoteWaiting = true;
+		this.mark.raise();
 	}
 
 	@Override
@@ -448,7 +448,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 */
 	@Nullable Lease readNodeToList() {
 		Lease read = readNode();
-		return (this.remoteWaiting && read != null && read != this.writerBehind) ? read : null;
+		return (this.mark.isRaised() && read != null && read != this.writerBehind) ? read : null;
 	}
 
 	/**
@@ -476,7 +476,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 * the readers it held back join again: nobody else queues now.
 	 */
 	private void clearRemoteWaiter(@Nullable Lease read) {
-		if (!this.remoteWaiting) {
+		if (!this.mark.isRaised()) {
 			return;
 		}
 		this.state.lock();
@@ -485,8 +485,7 @@ public final class ReadWriteEntry extends TableEntry {
 				// Listed for a node that went: the next node's own list tells
 				return;
 			}
-			this.remoteWaiting = false;
-			this.joinsWhileRemoteWaiting = 0;
+			this.mark.clearAndReset();
 			this.changed.signalAll();
 		}
 		finally {
