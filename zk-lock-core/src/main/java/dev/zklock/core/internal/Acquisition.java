@@ -70,7 +70,7 @@ public final class Acquisition {
 
 	private final TableEntry entry;
 
-	/** Where the node is made: the entry's path, or a semaphore's lease path under it. */
+	/** Where the node is made: the entry's path, or a semaphore's node path under it. */
 	private final String lockPath;
 
 	private final LockDriver driver;
@@ -106,17 +106,17 @@ public final class Acquisition {
 
 	/**
 	 * Acquire the key's lock in ZooKeeper.
-	 * @return the lease, held
+	 * @return the node, held
 	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, the registry
 	 * closed, or (without waiting) the lock is held by another participant
 	 * @throws InterruptedException if interrupted and interruptible
 	 */
-	Lease acquire() throws AcquireFailure, InterruptedException {
+	HeldNode acquire() throws AcquireFailure, InterruptedException {
 		boolean acquired = false;
 		try {
-			Lease lease = loop();
+			HeldNode node = loop();
 			acquired = true;
-			return lease;
+			return node;
 		}
 		finally {
 			if (!acquired) {
@@ -125,7 +125,7 @@ public final class Acquisition {
 		}
 	}
 
-	private Lease loop() throws AcquireFailure, InterruptedException {
+	private HeldNode loop() throws AcquireFailure, InterruptedException {
 		String lockPath = this.lockPath;
 		while (true) {
 			this.waits.checkOpen();
@@ -146,7 +146,7 @@ public final class Acquisition {
 				}
 				else {
 					// Nothing sent where the entry may not have a node (a semaphore's
-					// lease off its guard's session)
+					// node off its guard's session)
 					this.entry.checkSession(this.ops.sessionId());
 					children = create(lockPath);
 				}
@@ -157,9 +157,9 @@ public final class Acquisition {
 				// it
 				this.entry.checkSession(owned.stat().getEphemeralOwner());
 				this.waits.replied();
-				Lease lease = holdOrWait(lockPath, children, owned);
-				if (lease != null) {
-					return lease;
+				HeldNode node = holdOrWait(lockPath, children, owned);
+				if (node != null) {
+					return node;
 				}
 			}
 			catch (TimeoutException ex) {
@@ -318,9 +318,9 @@ public final class Acquisition {
 	 * names. Nodes carrying our protection id other than our own are leftovers of creates
 	 * whose replies were lost: they are deleted and do not count.
 	 * @param owned our node
-	 * @return the lease if we hold the lock, {@code null} to look again
+	 * @return the node if we hold the lock, {@code null} to look again
 	 */
-	private @Nullable Lease holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
+	private @Nullable HeldNode holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
 		String ourName = ZKPaths.getNodeFromPath(owned.path());
 		List<String> queue = new ArrayList<>(children.size());
 		for (String child : children) {
@@ -345,7 +345,7 @@ public final class Acquisition {
 				// a participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
-			return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+			return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 		}
 		this.holder.holder(queue.get(0));
 		String waitingFor = (blocker == LockDriver.WATCH_CHILDREN) ? HolderDetail.ALL_TAKEN : this.holder.toString();
@@ -374,7 +374,7 @@ public final class Acquisition {
 					// Who queues behind is not known, as after a list without the watch
 					this.entry.noteUnwatched();
 				}
-				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+				return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 			}
 		}
 		return null;

@@ -36,7 +36,7 @@ public final class RemoteWaiterMark {
 	 * hand-offs are not counted against the bound. Cleared when a participant is seen
 	 * meanwhile.
 	 */
-	private volatile @Nullable Lease listing;
+	private volatile @Nullable HeldNode listing;
 
 	/**
 	 * Hand-offs (or joins) made since the mark was raised; guarded by the entry's state
@@ -131,7 +131,7 @@ public final class RemoteWaiterMark {
 	 * @param otherwiseAllowed whether everything but the mark allows the pass
 	 * @return whether it passes
 	 */
-	public boolean tryPass(Lease current, int max, boolean otherwiseAllowed) {
+	public boolean tryPass(HeldNode current, int max, boolean otherwiseAllowed) {
 		boolean remote = this.raised;
 		// Read after the mark: a participant seen meanwhile clears it first
 		boolean settling = remote && this.listing == current;
@@ -148,7 +148,7 @@ public final class RemoteWaiterMark {
 	 * entry's state lock.
 	 * @return whether to send it
 	 */
-	public boolean startListing(Lease held) {
+	public boolean startListing(HeldNode held) {
 		if (!this.watchMissing || !this.raised || this.listing == held) {
 			return false;
 		}
@@ -164,7 +164,7 @@ public final class RemoteWaiterMark {
 	 * @param stillHeld whether it is still the entry's node
 	 * @param othersBehind whether the list showed a participant waiting behind it
 	 */
-	public void listed(Lease held, boolean stillHeld, boolean othersBehind) {
+	public void listed(HeldNode held, boolean stillHeld, boolean othersBehind) {
 		if (this.listing != held) {
 			return;
 		}
@@ -184,7 +184,7 @@ public final class RemoteWaiterMark {
 	 * bound applies from now on, without another list for this node. Guarded by the
 	 * entry's state lock.
 	 */
-	public void listFailed(Lease held) {
+	public void listFailed(HeldNode held) {
 		if (this.listing == held) {
 			this.listing = null;
 			this.watchMissing = false;

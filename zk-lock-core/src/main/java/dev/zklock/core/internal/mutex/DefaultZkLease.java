@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLockRegistry;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 
 /**
  * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
@@ -25,7 +25,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	private @Nullable MutexEntry entry;
 
-	private @Nullable Lease lease;
+	private @Nullable HeldNode node;
 
 	public DefaultZkLease(MutexEngine mutex, String key, String path) {
 		this.mutex = mutex;
@@ -35,7 +35,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	public void acquired(@Nullable MutexEntry entry) {
 		this.entry = entry;
-		this.lease = (entry != null) ? entry.lease() : null;
+		this.node = (entry != null) ? entry.node() : null;
 	}
 
 	@Override
@@ -50,12 +50,12 @@ public final class DefaultZkLease implements ZkLease {
 
 	@Override
 	public long fencingToken() {
-		return requireLease().fencingToken();
+		return requireHeldNode().fencingToken();
 	}
 
 	@Override
 	public LeaseState state() {
-		return requireLease().state();
+		return requireHeldNode().state();
 	}
 
 	@Override
@@ -71,8 +71,8 @@ public final class DefaultZkLease implements ZkLease {
 		return "ZkLease[" + this.path + "]";
 	}
 
-	private Lease requireLease() {
-		Lease current = this.lease;
+	private HeldNode requireHeldNode() {
+		HeldNode current = this.node;
 		if (current == null) {
 			throw new IllegalStateException("Lease on '" + this.key + "' was not acquired");
 		}

@@ -6,7 +6,7 @@ import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
 
@@ -66,7 +66,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	public boolean reenter() {
 		MutexEntry entry = this.mutex.entry(path());
 		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
-			checkNotLost(entry.lease());
+			checkNotLost(entry.node());
 			entry.incrementHolds();
 			return true;
 		}
@@ -88,12 +88,12 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	}
 
 	@Override
-	public Lease heldLease() {
-		Lease lease = ownEntry().lease();
-		if (lease == null) {
+	public HeldNode heldNode() {
+		HeldNode node = ownEntry().node();
+		if (node == null) {
 			throw new IllegalMonitorStateException("Lock '" + key() + "' has no lease");
 		}
-		return lease;
+		return node;
 	}
 
 }

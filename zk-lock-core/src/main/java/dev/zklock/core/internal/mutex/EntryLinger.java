@@ -5,7 +5,7 @@ import java.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 
 /**
  * The linger of one entry: when the node it keeps was taken (a kept node is renewed after
@@ -49,7 +49,7 @@ final class EntryLinger {
 	 * not asked for back, and not kept past the renewal bound.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
-	boolean mayReuse(Lease kept, long connectedSession, boolean remoteWaiting) {
+	boolean mayReuse(HeldNode kept, long connectedSession, boolean remoteWaiting) {
 		return !remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
 				&& kept.sessionId() == connectedSession && !kept.isRevocationRequested()
 				&& System.nanoTime() - this.nodeSince < this.linger.renewAfterNanos();
@@ -102,7 +102,7 @@ final class EntryLinger {
 	 * The linger ended: cancel the timer (let go of the entry now rather than at the
 	 * deadline) and delete the kept node.
 	 */
-	void end(Lease kept) {
+	void end(HeldNode kept) {
 		ScheduledFuture<?> timer = this.timer;
 		if (timer != null) {
 			timer.cancel(false);

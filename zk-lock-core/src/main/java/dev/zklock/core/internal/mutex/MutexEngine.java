@@ -9,7 +9,7 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
@@ -62,7 +62,7 @@ public final class MutexEngine {
 	}
 
 	/**
-	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came
+	 * Acquire the key for {@code who}: the local slot first, then, unless a node came
 	 * with it, a node in ZooKeeper. With {@code waitForOthers} false, one attempt is
 	 * made: no wait for another holder, but ZooKeeper round trips get up to the
 	 * connection timeout.
@@ -87,7 +87,7 @@ public final class MutexEngine {
 			entry.acquiring(Thread.currentThread());
 			try {
 				this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline, waitForOthers, interrupts,
-						(lease) -> entry.held(who, lease));
+						(node) -> entry.held(who, node));
 				acquired = true;
 			}
 			finally {
@@ -121,12 +121,11 @@ public final class MutexEngine {
 		finally {
 			this.entries.release(entry);
 		}
-		this.engine.checkLost(entry, release.lease());
+		this.engine.checkLost(entry, release.node());
 	}
 
 	/**
-	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a
-	 * lease.
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a node.
 	 */
 	private static String localHolder(MutexEntry entry) {
 		Thread owner = entry.ownerThread();
@@ -142,7 +141,7 @@ public final class MutexEngine {
 	 * tell whether another JVM queues behind it, and its threads now take turns on it.
 	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
 	 */
-	void listHeldNode(MutexEntry entry, Lease held) {
+	void listHeldNode(MutexEntry entry, HeldNode held) {
 		if (this.engine.options.maxLocalHandoffs() <= 0) {
 			entry.heldNodeListFailed(held);
 			return;

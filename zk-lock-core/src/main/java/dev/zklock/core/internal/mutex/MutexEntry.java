@@ -19,7 +19,7 @@ import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
@@ -28,18 +28,18 @@ import dev.zklock.core.internal.TableEntry;
 
 /**
  * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it,
- * the one that holds it, and the ZooKeeper {@link Lease} the holder uses.
+ * the one that holds it, and the ZooKeeper {@link HeldNode} the holder uses.
  *
  * <p>
  * The local slot is granted, never grabbed: a releasing holder hands the slot, and with
- * it possibly the lease, to the head of the queue under the entry's state lock. So a
+ * it possibly the node, to the head of the queue under the entry's state lock. So a
  * waiter that times out either was granted (and holds) or was never granted (and leaves
- * the queue); no lease can be left with nobody to release it.
+ * the queue); no node can be left with nobody to release it.
  *
  * <p>
- * With a {@link Linger}, the last local holder's release may keep the lease instead of
- * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
- * acquisition takes the kept lease as if handed off; a child event on the lock path, a
+ * With a {@link Linger}, the last local holder's release may keep the node instead of
+ * deleting it: the entry then <em>lingers</em> (no holder, a node). The next local
+ * acquisition takes the kept node as if handed off; a child event on the lock path, a
  * revocation request, the linger's end or the registry's close deletes the node.
  *
  * <p>
@@ -50,7 +50,7 @@ import dev.zklock.core.internal.TableEntry;
 public final class MutexEntry extends TableEntry {
 
 	/**
-	 * Guards the queue, the holder and the lease. A {@link ReentrantLock}, not a monitor:
+	 * Guards the queue, the holder and the node. A {@link ReentrantLock}, not a monitor:
 	 * a virtual thread that waits on a monitor pins its carrier before JDK 24.
 	 */
 	private final ReentrantLock stateLock = new ReentrantLock();
@@ -64,7 +64,7 @@ public final class MutexEntry extends TableEntry {
 	private @Nullable Object holder;
 
 	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
-	private volatile @Nullable Lease lease;
+	private volatile @Nullable HeldNode node;
 
 	/**
 	 * Whether another participant may queue behind our node, and the hand-offs made since
@@ -123,8 +123,8 @@ public final class MutexEntry extends TableEntry {
 	 * goes.
 	 */
 	@Override
-	public void revocationRequested(Lease lease) {
-		endLingerOf(lease);
+	public void revocationRequested(HeldNode node) {
+		endLingerOf(node);
 	}
 
 	@Override
@@ -181,10 +181,10 @@ public final class MutexEntry extends TableEntry {
 		if (!this.mark.isWatchMissing()) {
 			return;
 		}
-		Lease held;
+		HeldNode held;
 		this.stateLock.lock();
 		try {
-			held = this.lease;
+			held = this.node;
 			if (held == null || this.holder == null || this.waiters.isEmpty() || !this.mark.startListing(held)) {
 				return;
 			}
@@ -200,14 +200,14 @@ public final class MutexEntry extends TableEntry {
 	 * {@code held} by {@link #settleUnwatched}: the mark is cleared if nobody queues
 	 * behind the node and nobody was seen since the list was sent.
 	 */
-	void heldNodeListed(Lease held, List<String> children) {
+	void heldNodeListed(HeldNode held, List<String> children) {
 		List<String> queue = NodeNames.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(held.nodePath()));
 		// Our node missing from its own list: nothing can be ruled out
 		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
 		this.stateLock.lock();
 		try {
-			this.mark.listed(held, this.lease == held, others);
+			this.mark.listed(held, this.node == held, others);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -219,7 +219,7 @@ public final class MutexEntry extends TableEntry {
 	 * all): the mark stays, and the bound applies from now on, without another list for
 	 * this node.
 	 */
-	void heldNodeListFailed(Lease held) {
+	void heldNodeListFailed(HeldNode held) {
 		this.stateLock.lock();
 		try {
 			this.mark.listFailed(held);
@@ -256,8 +256,8 @@ public final class MutexEntry extends TableEntry {
 		return this.ownerThread;
 	}
 
-	public @Nullable Lease lease() {
-		return this.lease;
+	public @Nullable HeldNode node() {
+		return this.node;
 	}
 
 	@Nullable Instant heldSince() {
@@ -306,7 +306,7 @@ public final class MutexEntry extends TableEntry {
 		SlotWaiter waiter;
 		EntryLinger linger = this.linger;
 		// Read outside the state lock: it asks Curator, which may take its own locks
-		long reuseSession = (linger != null && this.lease != null) ? linger.linger().sessionIfConnected() : 0;
+		long reuseSession = (linger != null && this.node != null) ? linger.linger().sessionIfConnected() : 0;
 		this.stateLock.lock();
 		try {
 			if (this.closed) {
@@ -315,7 +315,7 @@ public final class MutexEntry extends TableEntry {
 			if (this.holder == null && this.waiters.isEmpty()) {
 				this.holder = who;
 				this.holderQueued = false;
-				Lease kept = this.lease;
+				HeldNode kept = this.node;
 				if (kept != null) {
 					if (isReusable(kept, reuseSession)) {
 						markHeld(who);
@@ -398,12 +398,12 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Record the newly acquired lease and the holder.
+	 * Record the newly acquired node and the holder.
 	 */
-	void held(Object who, Lease newLease) {
+	void held(Object who, HeldNode newNode) {
 		this.stateLock.lock();
 		try {
-			this.lease = newLease;
+			this.node = newNode;
 			if (this.linger != null) {
 				this.linger.nodeTaken();
 			}
@@ -425,23 +425,23 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is
-	 * allowed, else delete the lease's node first. A lease passes on only while it is
-	 * {@code HELD} on the client's current session: one of a session the client has left
-	 * is never handed out, even before the event that reports it lost.
+	 * Give up the local slot: pass it to the next waiter, with the node if hand-off is
+	 * allowed, else delete the node first. A node passes on only while it is {@code HELD}
+	 * on the client's current session: one of a session the client has left is never
+	 * handed out, even before the event that reports it lost.
 	 */
 	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		EntryLinger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
 		SlotWaiter granted = null;
-		Lease kept = null;
+		HeldNode kept = null;
 		Release release;
 		this.stateLock.lock();
 		try {
 			if (this.holder != who) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
-			Lease current = this.lease;
+			HeldNode current = this.node;
 			if (current != null) {
 				current.removeRevocationListeners(who);
 			}
@@ -458,7 +458,7 @@ public final class MutexEntry extends TableEntry {
 					kept = current;
 				}
 				else {
-					this.lease = null;
+					this.node = null;
 					this.mark.resetCount();
 					// Sent before the next waiter's create: one session's requests are
 					// applied in order
@@ -494,12 +494,12 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Whether a kept lease may back a new hold: see {@link EntryLinger#mayReuse}; the
+	 * Whether a kept node may back a new hold: see {@link EntryLinger#mayReuse}; the
 	 * child list that cleared the mark was the one that granted it, or one read again by
 	 * {@link #settleUnwatched}. Guarded by stateLock.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
-	private boolean isReusable(Lease kept, long connectedSession) {
+	private boolean isReusable(HeldNode kept, long connectedSession) {
 		EntryLinger linger = this.linger;
 		return linger != null && linger.mayReuse(kept, connectedSession, this.mark.isRaised());
 	}
@@ -528,7 +528,7 @@ public final class MutexEntry extends TableEntry {
 
 	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
 	private boolean lingers() {
-		return this.holder == null && this.lease != null;
+		return this.holder == null && this.node != null;
 	}
 
 	@Override
@@ -547,7 +547,7 @@ public final class MutexEntry extends TableEntry {
 	 * @return whether a linger ended, so that the entry may now be idle
 	 */
 	private boolean endLingerIfLingering() {
-		Lease kept = this.lease;
+		HeldNode kept = this.node;
 		if (this.holder != null || kept == null) {
 			return false;
 		}
@@ -556,8 +556,8 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/** Guarded by stateLock. */
-	private void endLinger(Lease kept) {
-		this.lease = null;
+	private void endLinger(HeldNode kept) {
+		this.node = null;
 		this.mark.resetCount();
 		EntryLinger linger = this.linger;
 		if (linger != null) {
@@ -575,14 +575,14 @@ public final class MutexEntry extends TableEntry {
 
 	/**
 	 * Under the state lock, so that a linger's re-take cannot come between the test and
-	 * the change: a lease that lingers is lost unheard, and its linger ends.
+	 * the change: a node that lingers is lost unheard, and its linger ends.
 	 */
 	@Override
-	public boolean loseDeletedLease(Lease deleted) {
+	public boolean loseDeletedNode(HeldNode deleted) {
 		boolean ended;
 		this.stateLock.lock();
 		try {
-			if (this.lease != deleted || !deleted.loseDeleted()) {
+			if (this.node != deleted || !deleted.loseDeleted()) {
 				return false;
 			}
 			ended = endLingerIfLingering();
@@ -605,14 +605,14 @@ public final class MutexEntry extends TableEntry {
 	 * Delete the kept node now, if the entry lingers on it.
 	 * @param only the node to end the linger of; {@code null} for whichever
 	 */
-	void endLingerOf(@Nullable Lease only) {
+	void endLingerOf(@Nullable HeldNode only) {
 		if (this.linger == null) {
 			return;
 		}
 		boolean ended;
 		this.stateLock.lock();
 		try {
-			ended = (only == null || this.lease == only) && endLingerIfLingering();
+			ended = (only == null || this.node == only) && endLingerIfLingering();
 		}
 		finally {
 			this.stateLock.unlock();
@@ -638,7 +638,7 @@ public final class MutexEntry extends TableEntry {
 
 	/**
 	 * Move the hold of the owner thread, held once, to another holder (a
-	 * {@link ZkLease}): the slot, the lease and the hold time carry over, only who holds
+	 * {@link ZkLease}): the slot, the node and the hold time carry over, only who holds
 	 * changes.
 	 */
 	void transfer(Thread from, Object to) {
@@ -654,7 +654,7 @@ public final class MutexEntry extends TableEntry {
 			this.holder = to;
 			this.ownerThread = null;
 			this.holds = 0;
-			Lease current = this.lease;
+			HeldNode current = this.node;
 			if (current != null) {
 				current.removeRevocationListeners(from);
 			}
@@ -672,7 +672,7 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter
+	 * Give up the slot after a failed acquisition: no node was taken, the next waiter
 	 * tries.
 	 */
 	void abandonSlot(Object who) {
@@ -723,7 +723,7 @@ public final class MutexEntry extends TableEntry {
 	public boolean isIdle() {
 		this.stateLock.lock();
 		try {
-			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
+			return this.holder == null && this.waiters.isEmpty() && this.node == null;
 		}
 		finally {
 			this.stateLock.unlock();
@@ -731,8 +731,8 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	@Override
-	public void forEachLease(Consumer<Lease> action) {
-		Lease current = this.lease;
+	public void forEachHeldNode(Consumer<HeldNode> action) {
+		HeldNode current = this.node;
 		if (current != null) {
 			action.accept(current);
 		}
@@ -746,7 +746,7 @@ public final class MutexEntry extends TableEntry {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
 			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
-					this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+					this.node, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.stateLock.unlock();
@@ -756,11 +756,11 @@ public final class MutexEntry extends TableEntry {
 	/**
 	 * What a release did.
 	 *
-	 * @param lease the lease that backed the hold, if any
+	 * @param node the node that backed the hold, if any
 	 * @param delete the first try to delete its node, if it was released in ZooKeeper
-	 * @param handedOff whether the lease passed to the next local waiter
+	 * @param handedOff whether the node passed to the next local waiter
 	 */
-	record Release(@Nullable Lease lease, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
+	record Release(@Nullable HeldNode node, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
 	}
 
 }

@@ -8,11 +8,11 @@ enum Slot {
 	/** Not granted within the deadline. */
 	TIMED_OUT,
 
-	/** The slot is ours, without a lease: acquire one in ZooKeeper. */
+	/** The slot is ours, without a node: acquire one in ZooKeeper. */
 	GRANTED,
 
 	/**
-	 * The slot is ours with the previous holder's lease: we hold the lock already.
+	 * The slot is ours with the previous holder's node: we hold the lock already.
 	 */
 	HANDED_OFF,
 

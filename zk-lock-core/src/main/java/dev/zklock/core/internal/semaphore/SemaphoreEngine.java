@@ -19,7 +19,7 @@ import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.mutex.MutexEngine;
@@ -73,13 +73,13 @@ public final class SemaphoreEngine {
 			// attempt, while its ZooKeeper round trips may
 			Deadline reentries = waitForOthers ? deadline
 					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
-			Lease lease;
+			HeldNode lease;
 			while (true) {
 				Object guard = new Object();
 				acquireGuard(key, guardPath, guard, deadline, waitForOthers, interrupts);
 				try {
 					MutexEntry held = this.mutex.entry(guardPath);
-					entry.guardedBy((held != null) ? held.lease() : null);
+					entry.guardedBy((held != null) ? held.node() : null);
 					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES),
 							LockDriver.firstN(permits), deadline, waitForOthers, interrupts, entry::acquired);
 					break;
@@ -144,7 +144,7 @@ public final class SemaphoreEngine {
 	/**
 	 * Release a lease: delete its node, then apply the lost-lock policy.
 	 */
-	void release(SemaphoreEntry entry, Lease lease) {
+	void release(SemaphoreEntry entry, HeldNode lease) {
 		try {
 			entry.released(lease);
 			this.engine.awaitDelete(this.engine.reaper.delete(lease.nodePath()));
