@@ -84,7 +84,7 @@ public final class HeldNode {
 	 * @return whether the node's data must now be watched: the first listener arms the
 	 * watch
 	 */
-	boolean addRevocationListener(Object holder, Runnable listener) {
+	boolean addRevocationListener(Holder holder, Runnable listener) {
 		boolean requested;
 		this.revocationLock.lock();
 		try {
@@ -112,12 +112,12 @@ public final class HeldNode {
 	/**
 	 * Forget the listeners of a holder whose hold ended.
 	 */
-	public void removeRevocationListeners(Object holder) {
+	public void removeRevocationListeners(Holder holder) {
 		if (this.revocationListeners.isEmpty()) {
 			// Every release passes here; most holds never listened
 			return;
 		}
-		this.revocationListeners.removeIf((revocable) -> revocable.holder() == holder);
+		this.revocationListeners.removeIf((revocable) -> revocable.holder().equals(holder));
 	}
 
 	/**
@@ -182,7 +182,7 @@ public final class HeldNode {
 		return this.lostBecause;
 	}
 
-	private record Revocable(Object holder, Runnable listener) {
+	private record Revocable(Holder holder, Runnable listener) {
 	}
 
 }

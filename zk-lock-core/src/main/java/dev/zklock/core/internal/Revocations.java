@@ -61,7 +61,7 @@ public final class Revocations {
 	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the node is
 	 * requested; the first listener of a node arms a watch on the node's data (one read).
 	 */
-	void listen(HeldNode node, Object holder, Runnable listener) {
+	void listen(HeldNode node, Holder holder, Runnable listener) {
 		if (node.addRevocationListener(holder, safely(listener))) {
 			watch(node);
 		}

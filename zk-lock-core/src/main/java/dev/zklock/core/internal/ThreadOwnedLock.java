@@ -164,7 +164,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 
 	@Override
 	public final void onRevocationRequested(Runnable listener) {
-		revocations().listen(heldNode(), Thread.currentThread(), listener);
+		revocations().listen(heldNode(), Holder.currentThread(), listener);
 	}
 
 	@Override

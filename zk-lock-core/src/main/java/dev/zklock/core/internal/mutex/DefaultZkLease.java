@@ -8,6 +8,7 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLockRegistry;
 import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 
 /**
  * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
@@ -62,7 +63,7 @@ public final class DefaultZkLease implements ZkLease {
 	public void release() {
 		MutexEntry held = this.entry;
 		if (held != null && this.released.compareAndSet(false, true)) {
-			this.mutex.release(held, this);
+			this.mutex.release(held, Holder.handle(this));
 		}
 	}
 

@@ -10,6 +10,7 @@ import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
@@ -54,7 +55,7 @@ public final class MutexEngine {
 		return this.entries.get(path);
 	}
 
-	public void acquireOrThrow(String key, String path, Object who, Duration wait) {
+	public void acquireOrThrow(String key, String path, Holder who, Duration wait) {
 		ThreadOwnedLock.acquireOrThrow(key, path, wait, (deadline, waitForOthers, interrupts) -> {
 			acquire(key, path, who, deadline, waitForOthers, interrupts);
 			return who;
@@ -67,7 +68,7 @@ public final class MutexEngine {
 	 * made: no wait for another holder, but ZooKeeper round trips get up to the
 	 * connection timeout.
 	 */
-	public void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers,
+	public void acquire(String key, String path, Holder who, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		MutexEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
@@ -108,7 +109,7 @@ public final class MutexEngine {
 	/**
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
-	public void release(MutexEntry entry, Object who) {
+	public void release(MutexEntry entry, Holder who) {
 		MutexEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
 				this.engine.ops.sessionId(), this.engine.reaper);
 		try {

@@ -20,6 +20,7 @@ import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
@@ -58,10 +59,16 @@ public final class MutexEntry extends TableEntry {
 	private final ArrayDeque<SlotWaiter> waiters = new ArrayDeque<>();
 
 	/**
-	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by
-	 * stateLock.
+	 * Who holds the local slot: a thread, a {@link ZkLease}, or a semaphore's permit
+	 * acquisition. Guarded by stateLock.
 	 */
-	private @Nullable Object holder;
+	private @Nullable Holder holder;
+
+	/**
+	 * Whether the slot was last taken for a semaphore's permit acquisition: the entry is
+	 * then a semaphore's guard, and reported as such. Guarded by stateLock.
+	 */
+	private boolean permitGuard;
 
 	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
 	private volatile @Nullable HeldNode node;
@@ -302,7 +309,7 @@ public final class MutexEntry extends TableEntry {
 	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
 	 * @return how it ended
 	 */
-	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
+	Slot acquireSlot(Holder who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
 		SlotWaiter waiter;
 		EntryLinger linger = this.linger;
 		// Read outside the state lock: it asks Curator, which may take its own locks
@@ -313,7 +320,7 @@ public final class MutexEntry extends TableEntry {
 				return Slot.CLOSED;
 			}
 			if (this.holder == null && this.waiters.isEmpty()) {
-				this.holder = who;
+				takenBy(who);
 				this.holderQueued = false;
 				HeldNode kept = this.node;
 				if (kept != null) {
@@ -400,7 +407,7 @@ public final class MutexEntry extends TableEntry {
 	/**
 	 * Record the newly acquired node and the holder.
 	 */
-	void held(Object who, HeldNode newNode) {
+	void held(Holder who, HeldNode newNode) {
 		this.stateLock.lock();
 		try {
 			this.node = newNode;
@@ -418,8 +425,8 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/** Guarded by stateLock. */
-	private void markHeld(Object who) {
-		this.ownerThread = (who instanceof Thread thread) ? thread : null;
+	private void markHeld(Holder who) {
+		this.ownerThread = who.thread();
 		this.holds = 1;
 		this.heldSince = Instant.now();
 	}
@@ -430,7 +437,7 @@ public final class MutexEntry extends TableEntry {
 	 * on the client's current session: one of a session the client has left is never
 	 * handed out, even before the event that reports it lost.
 	 */
-	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
 		EntryLinger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
 		SlotWaiter granted = null;
@@ -438,7 +445,7 @@ public final class MutexEntry extends TableEntry {
 		Release release;
 		this.stateLock.lock();
 		try {
-			if (this.holder != who) {
+			if (!who.equals(this.holder)) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
 			HeldNode current = this.node;
@@ -641,22 +648,22 @@ public final class MutexEntry extends TableEntry {
 	 * {@link ZkLease}): the slot, the node and the hold time carry over, only who holds
 	 * changes.
 	 */
-	void transfer(Thread from, Object to) {
+	void transfer(Thread from, Holder to) {
 		this.stateLock.lock();
 		try {
-			if (this.holder != from || this.ownerThread != from) {
+			if (!Holder.thread(from).equals(this.holder) || this.ownerThread != from) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
 			}
 			if (this.holds != 1) {
 				throw new IllegalStateException("Lock '" + key() + "' is held " + this.holds + " times by "
 						+ from.getName() + "; only an outermost hold can be handed to a lease");
 			}
-			this.holder = to;
+			takenBy(to);
 			this.ownerThread = null;
 			this.holds = 0;
 			HeldNode current = this.node;
 			if (current != null) {
-				current.removeRevocationListeners(from);
+				current.removeRevocationListeners(Holder.thread(from));
 			}
 		}
 		finally {
@@ -675,11 +682,11 @@ public final class MutexEntry extends TableEntry {
 	 * Give up the slot after a failed acquisition: no node was taken, the next waiter
 	 * tries.
 	 */
-	void abandonSlot(Object who) {
+	void abandonSlot(Holder who) {
 		SlotWaiter granted = null;
 		this.stateLock.lock();
 		try {
-			if (this.holder != who) {
+			if (!who.equals(this.holder)) {
 				return;
 			}
 			SlotWaiter next = this.waiters.pollFirst();
@@ -702,10 +709,16 @@ public final class MutexEntry extends TableEntry {
 	 * @return the waiter granted
 	 */
 	private SlotWaiter grant(SlotWaiter next, Slot outcome) {
-		this.holder = next.who;
+		takenBy(next.who);
 		this.holderQueued = true;
 		next.grant(outcome);
 		return next;
+	}
+
+	/** Guarded by stateLock. */
+	private void takenBy(Holder who) {
+		this.holder = who;
+		this.permitGuard = (who.kind() == Holder.Kind.PERMIT);
 	}
 
 	/**
@@ -740,13 +753,14 @@ public final class MutexEntry extends TableEntry {
 
 	@Override
 	public LocalLockInfo info() {
-		// One snapshot: a lingering node is one no holder uses
+		// One snapshot: a lingering node is one no holder uses. A semaphore's guard is
+		// the semaphore's, not an exclusive lock of the key
 		this.stateLock.lock();
 		try {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
 			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
-					this.node, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+					this.node, this.permitGuard ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.stateLock.unlock();

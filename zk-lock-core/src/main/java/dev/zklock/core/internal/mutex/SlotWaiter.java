@@ -3,6 +3,7 @@ package dev.zklock.core.internal.mutex;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.Interrupts;
 
 /**
@@ -16,14 +17,14 @@ final class SlotWaiter {
 
 	final Thread thread;
 
-	final Object who;
+	final Holder who;
 
 	/** Written before {@code granted}, read after it. */
 	private Slot outcome = Slot.TIMED_OUT;
 
 	private volatile boolean granted;
 
-	SlotWaiter(Thread thread, Object who) {
+	SlotWaiter(Thread thread, Holder who) {
 		this.thread = thread;
 		this.who = who;
 	}

@@ -9,6 +9,7 @@ import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
@@ -177,7 +178,7 @@ public final class ReadWriteEngine {
 	 */
 	private static void forgetListeners(ReadWriteEntry entry) {
 		if (entry.local.getReadHoldCount() == 0 && !entry.local.isWriteLockedByCurrentThread()) {
-			Thread current = Thread.currentThread();
+			Holder current = Holder.currentThread();
 			entry.forEachHeldNode((node) -> node.removeRevocationListeners(current));
 		}
 	}

@@ -20,6 +20,7 @@ import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.mutex.MutexEngine;
@@ -75,7 +76,7 @@ public final class SemaphoreEngine {
 					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
 			HeldNode lease;
 			while (true) {
-				Object guard = new Object();
+				Holder guard = Holder.permitGuard();
 				acquireGuard(key, guardPath, guard, deadline, waitForOthers, interrupts);
 				try {
 					MutexEntry held = this.mutex.entry(guardPath);
@@ -111,7 +112,7 @@ public final class SemaphoreEngine {
 	/**
 	 * Take the semaphore's guard for {@code guard}, through the mutex engine.
 	 */
-	private void acquireGuard(String key, String guardPath, Object guard, Deadline deadline, boolean waitForOthers,
+	private void acquireGuard(String key, String guardPath, Holder guard, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		try {
 			this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
@@ -128,7 +129,7 @@ public final class SemaphoreEngine {
 	 * Let go of the guard. A guard lost with its session is no failure of the lease: a
 	 * lease holds by its own place among the leases, which only ever grow behind it.
 	 */
-	private void releaseGuard(String guardPath, Object guard) {
+	private void releaseGuard(String guardPath, Holder guard) {
 		MutexEntry held = this.mutex.entry(guardPath);
 		if (held == null) {
 			return;
