@@ -458,18 +458,21 @@ public final class MutexEntry extends TableEntry {
 			if (current != null) {
 				handedOff = this.mark.tryPass(current, maxLocalHandoffs, next != null && maxLocalHandoffs > 0
 						&& current.state() == LeaseState.HELD && current.sessionId() == currentSession);
-				if (!handedOff && next == null && linger != null && !this.closed && isReusable(current, lingerSession)
-						&& linger.start()) {
-					// Kept: the next local acquisition reuses it, another participant
-					// or a revocation request ends it
-					kept = current;
-				}
-				else {
-					this.node = null;
-					this.mark.resetCount();
-					// Sent before the next waiter's create: one session's requests are
-					// applied in order
-					delete = reaper.delete(current.nodePath());
+				// Else the node passes on with the slot
+				if (!handedOff) {
+					if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
+							&& linger.start()) {
+						// Kept: the next local acquisition reuses it, another
+						// participant or a revocation request ends it
+						kept = current;
+					}
+					else {
+						this.node = null;
+						this.mark.resetCount();
+						// Sent before the next waiter's create: one session's requests
+						// are applied in order
+						delete = reaper.delete(current.nodePath());
+					}
 				}
 			}
 			this.ownerThread = null;
