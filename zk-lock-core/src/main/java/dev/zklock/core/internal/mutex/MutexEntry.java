@@ -287,6 +287,15 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
+	 * Set the owner thread's hold count, for tests only ({@code HoldCountTests}): 2^31 -
+	 * 1 nested holds would take a minute to make one by one. Only the owner thread calls
+	 * this.
+	 */
+	void holdsForTests(int holds) {
+		this.holds = holds;
+	}
+
+	/**
 	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
 	 */
 	@Override
