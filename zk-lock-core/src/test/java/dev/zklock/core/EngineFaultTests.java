@@ -2,7 +2,6 @@ package dev.zklock.core;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -26,8 +25,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.faults.ZkFaultProxy;
-import dev.zklock.core.internal.mutex.MutexEntry;
-import dev.zklock.core.registry.RegistryAccess;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -243,25 +240,6 @@ class EngineFaultTests {
 		remotelyHeld.unlock();
 		assertThat(registry.size()).isZero();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/closing-local")).isEmpty());
-	}
-
-	@Test
-	void holdCountOverflowIsAnErrorAndKeepsTheLock() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
-		ZkLock lock = registry.obtain("deep");
-		lock.lock();
-		Field holds = MutexEntry.class.getDeclaredField("holds");
-		holds.setAccessible(true);
-		// 2^31 - 1 nested holds would take a minute to make one by one
-		holds.setInt(RegistryAccess.mutexEntry(registry, "deep"), Integer.MAX_VALUE);
-		assertThatThrownBy(lock::lock).isInstanceOf(Error.class).hasMessageContaining("Maximum lock count exceeded");
-		assertThatThrownBy(lock::tryLock).isInstanceOf(Error.class);
-		lock.unlock();
-		assertThat(lock.isHeldByCurrentThread()).isTrue();
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).hasSize(1));
-		holds.setInt(RegistryAccess.mutexEntry(registry, "deep"), 1);
-		lock.unlock();
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).isEmpty());
 	}
 
 	@Test

@@ -11,7 +11,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.Revoker;
+import org.apache.zookeeper.ClientWatchers;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
@@ -35,8 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(60)
 class PredecessorDeleteTests {
 
-	/** How long a waiter that must not get in is given to get in anyway. */
-	private static final long NOT_IN_MS = 1500;
+	/**
+	 * How many round trips of its own the registry's client makes while two waiters of it
+	 * must stay quiet: each turn of a waiter that looks again is a round trip too.
+	 */
+	private static final int QUIET_ROUND_TRIPS = 20;
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
@@ -97,7 +102,9 @@ class PredecessorDeleteTests {
 	/**
 	 * A delete event handled long after it came (the event thread kept busy by another
 	 * watcher of the same client) is no proof: meanwhile the connection went, the session
-	 * expired with our node, and the participant behind us got in.
+	 * expired with our node, and the participant behind us got in. Held on that event,
+	 * the waiter would hold while the connection is still down, on a node that is gone;
+	 * it must hold only once it is connected again, on a new node.
 	 */
 	@Test
 	void aLateDeleteEventIsNoProofThatOurNodeIsStillThere() throws Exception {
@@ -123,10 +130,14 @@ class PredecessorDeleteTests {
 			}
 		}, TestThreads.EXECUTOR);
 		awaitNodes("/locks/late-event", 3);
+		ZooKeeper zooKeeper = proxied.getZookeeperClient().getZooKeeper();
+		String holderNode = "/locks/late-event/" + NodeNames.inQueueOrder(this.zk.children("/locks/late-event")).get(0);
+		// The waiter watches the holder's node
+		eventually().until(() -> ClientWatchers.dataWatched(zooKeeper, holderNode));
 		// Keep the proxied client's event thread busy for longer than the session lives
 		CountDownLatch busy = new CountDownLatch(1);
 		CountDownLatch free = new CountDownLatch(1);
-		proxied.getZookeeperClient().getZooKeeper().exists("/busy", (event) -> {
+		zooKeeper.exists("/busy", (event) -> {
 			busy.countDown();
 			try {
 				free.await(30, TimeUnit.SECONDS);
@@ -137,9 +148,10 @@ class PredecessorDeleteTests {
 		});
 		direct.create().forPath("/busy");
 		assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
-		// The delete event reaches the client and waits behind the busy watcher
+		// The delete event reaches the client (which forgets the watch as it queues the
+		// event) and waits behind the busy watcher
 		holder.release();
-		Thread.sleep(500);
+		eventually().until(() -> !ClientWatchers.dataWatched(zooKeeper, holderNode));
 		proxy.blackhole(true);
 		try {
 			// Our session expires, our node goes with it, and the one behind gets in
@@ -148,9 +160,11 @@ class PredecessorDeleteTests {
 		finally {
 			free.countDown();
 		}
-		Thread.sleep(NOT_IN_MS);
-		assertThat(waiter).as("in on an event older than its session").isNotDone();
 		proxy.blackhole(false);
+		Hold hold = waiter.get(30, TimeUnit.SECONDS);
+		assertThat(hold.nodes()).as("in on an event older than its session: the node held is gone")
+			.singleElement()
+			.satisfies((node) -> assertThat(node.czxid()).isEqualTo(hold.token()));
 	}
 
 	@Test
@@ -187,7 +201,8 @@ class PredecessorDeleteTests {
 		InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client, "/locks/one-node");
 		curator.writeLock().acquire();
 		ZkFaultProxy proxy = this.zk.newProxy();
-		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()));
+		CuratorFramework proxied = this.zk.newClient(proxy.connectString());
+		ZkLockRegistry registry = this.zk.newRegistry(proxied);
 		// Two recipes on one path: the exclusive lock waits behind Curator's writer and
 		// watches its own node too; the reader counts that node as a writer's and waits
 		// behind it: two waiters on one node
@@ -197,10 +212,16 @@ class PredecessorDeleteTests {
 				"/locks/one-node");
 		awaitNodes("/locks/one-node", 3);
 		long listed = proxy.requests(OpCode.getChildren);
-		Thread.sleep(NOT_IN_MS);
 		// Each took the other's watch on that node away: a list and a watch read per
-		// turn, hundreds a second. The reader's first list, sent with its create, may be
-		// counted after the count above
+		// turn, a round trip each, hundreds a second. Counted over round trips of the
+		// same client rather than a time: a loaded machine slows both alike. The reader's
+		// first list, sent with its create, may be counted after the count above
+		ZooKeeper zooKeeper = proxied.getZookeeperClient().getZooKeeper();
+		for (int i = 0; i < QUIET_ROUND_TRIPS; i++) {
+			zooKeeper.exists("/locks/one-node", false);
+		}
+		assertThat(proxy.requests(OpCode.exists)).as("our round trips, through the proxy")
+			.isGreaterThanOrEqualTo(QUIET_ROUND_TRIPS);
 		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists read while waiting")
 			.isLessThanOrEqualTo(1);
 		assertThat(exclusive).isNotDone();

@@ -260,6 +260,25 @@ class SemaphoreTests {
 	}
 
 	@Test
+	void aCallerWaitingForAPermitIsShownAsTheSemaphoresNotAsAnExclusiveLock() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkSemaphore semaphore = registry.obtainSemaphore("full", 1);
+		ZkLease taken = semaphore.acquire(Duration.ofSeconds(5));
+		// Holds the semaphore's guard mutex while it waits for the permit, as Curator
+		// does
+		CompletableFuture<ZkLease> waiting = CompletableFuture.supplyAsync(() -> semaphore.acquire(WAIT),
+				TestThreads.EXECUTOR);
+		eventually().until(() -> registry.localLocks()
+			.stream()
+			.anyMatch((info) -> info.path().endsWith("/full/locks") && info.held()));
+		assertThat(registry.localLocks()).hasSize(2)
+			.allSatisfy((info) -> assertThat(info.kind()).as(info.path()).isEqualTo(LockKind.SEMAPHORE));
+		taken.release();
+		waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS).release();
+		eventually().until(() -> registry.localLocks().isEmpty());
+	}
+
+	@Test
 	void aSemaphoreNeedsAPermit() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
 		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtainSemaphore("none", 0))

@@ -1,13 +1,11 @@
 package dev.zklock.core.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -43,15 +41,6 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  */
 public final class Acquisition {
 
-	/** Why a semaphore's lease waits: no single holder to name. */
-	private static final String ALL_TAKEN = "every permit is taken";
-
-	/** The longest pause between attempts that keep losing the connection at once. */
-	private static final long MAX_BACK_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
-	/** How often a wait for the connection looks again. */
-	private static final long CONNECTION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
 	/**
 	 * What the attempt knows about its own node.
 	 */
@@ -71,22 +60,6 @@ public final class Acquisition {
 	private record Owned(String path, Stat stat) implements Node {
 	}
 
-	/**
-	 * How much of the lock path a create makes first. Usually all of it exists, and a
-	 * container more would cost a write; a key reaped once idle lacks only its own level;
-	 * a registry's first use may lack every level.
-	 */
-	private enum PathToMake {
-
-		NONE, LOCK_PATH, EVERY_LEVEL;
-
-		/** What to make after a create that made this found no parent. */
-		PathToMake next() {
-			return (this == NONE) ? LOCK_PATH : EVERY_LEVEL;
-		}
-
-	}
-
 	private static final Node NONE = new NoNode();
 
 	private final ZkOps ops;
@@ -97,76 +70,53 @@ public final class Acquisition {
 
 	private final TableEntry entry;
 
-	/** Where the node is made: the entry's path, or a semaphore's lease path under it. */
+	/** Where the node is made: the entry's path, or a semaphore's node path under it. */
 	private final String lockPath;
 
 	private final LockDriver driver;
 
-	private final Deadline deadline;
-
 	private final boolean waitForHolder;
 
-	/** Names the connection state when the wait fails for want of a connection. */
-	private final SessionTracker sessions;
+	/** Every wait of the attempt, to the caller's deadline. */
+	private final AttemptWaits waits;
 
-	private final Interrupts interrupts;
+	/** Whom the attempt waits behind, for its failure. */
+	private final HolderDetail holder = new HolderDetail();
 
 	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
 	private String protectionId = UUID.randomUUID().toString();
 
 	private Node node = NONE;
 
-	/** How much of the lock path the next create makes before our node. */
-	private PathToMake pathToMake = PathToMake.NONE;
-
-	private @Nullable String lastHolder;
-
-	/**
-	 * The data of {@link #lastHolder}'s node, {@code pid@host} for this engine, if read.
-	 */
-	private @Nullable String lastHolderOwner;
-
-	/** What the attempt waits for now: the reason given if the deadline passes. */
-	private String awaiting = "";
-
-	/**
-	 * Since when, in {@link System#nanoTime()}, the attempt has waited on ZooKeeper alone
-	 * (replies, the connection) rather than behind another holder: since it began, which
-	 * is when the local queue let it go, or since it last learned it is queued behind
-	 * another participant. What the deadline weighs when it passes here
-	 * ({@link Deadline#ranOut}).
-	 */
-	private long zooKeeperSince = System.nanoTime();
-
-	private int connectionLosses;
+	/** The containers of the lock path the next create makes before our node. */
+	private final ContainerPath containers;
 
 	Acquisition(ZkOps ops, NodeReaper reaper, LockWatches watches, SessionTracker sessions, TableEntry entry,
 			String lockPath, LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
 		this.ops = ops;
-		this.sessions = sessions;
 		this.reaper = reaper;
 		this.watches = watches;
 		this.entry = entry;
 		this.lockPath = lockPath;
 		this.driver = driver;
-		this.deadline = deadline;
 		this.waitForHolder = waitForHolder;
-		this.interrupts = interrupts;
+		this.waits = new AttemptWaits(ops, sessions, entry, deadline, interrupts);
+		this.containers = new ContainerPath(ops);
 	}
 
 	/**
 	 * Acquire the key's lock in ZooKeeper.
-	 * @return the lease, held
+	 * @return the node, held
 	 * @throws AcquireFailure if the deadline passed, ZooKeeper refused, the registry
 	 * closed, or (without waiting) the lock is held by another participant
 	 * @throws InterruptedException if interrupted and interruptible
 	 */
-	Lease acquire() throws AcquireFailure, InterruptedException {
+	HeldNode acquire() throws AcquireFailure, InterruptedException {
 		boolean acquired = false;
 		try {
-			Lease lease = loop();
+			HeldNode node = loop();
 			acquired = true;
-			return lease;
+			return node;
 		}
 		finally {
 			if (!acquired) {
@@ -175,11 +125,11 @@ public final class Acquisition {
 		}
 	}
 
-	private Lease loop() throws AcquireFailure, InterruptedException {
+	private HeldNode loop() throws AcquireFailure, InterruptedException {
 		String lockPath = this.lockPath;
 		while (true) {
-			checkOpen();
-			checkInterrupt();
+			this.waits.checkOpen();
+			this.waits.checkInterrupt();
 			try {
 				if (this.node instanceof Owned owned && !ownedBySession(owned.stat())) {
 					// The client moved to a new session while we waited: our node belongs
@@ -189,14 +139,14 @@ public final class Acquisition {
 				}
 				List<String> children;
 				if (this.node instanceof Owned) {
-					children = awaitReply(listChildren(lockPath), "the child list");
+					children = this.waits.awaitReply(listChildren(lockPath), "the child list");
 				}
 				else if (this.node instanceof MaybeCreated) {
 					children = recover(lockPath);
 				}
 				else {
 					// Nothing sent where the entry may not have a node (a semaphore's
-					// lease off its guard's session)
+					// node off its guard's session)
 					this.entry.checkSession(this.ops.sessionId());
 					children = create(lockPath);
 				}
@@ -206,41 +156,41 @@ public final class Acquisition {
 				// Nor held: a create sent as the client moved to a new session lands on
 				// it
 				this.entry.checkSession(owned.stat().getEphemeralOwner());
-				this.connectionLosses = 0;
-				Lease lease = holdOrWait(lockPath, children, owned);
-				if (lease != null) {
-					return lease;
+				this.waits.replied();
+				HeldNode node = holdOrWait(lockPath, children, owned);
+				if (node != null) {
+					return node;
 				}
 			}
 			catch (TimeoutException ex) {
-				throw ranOut(null);
+				throw this.waits.ranOut(null);
 			}
 			catch (KeeperException.NoNodeException ex) {
 				// The lock path is gone (never made, or reaped once empty), and our node
 				// with it
 				forgetNode();
-				this.pathToMake = this.pathToMake.next();
+				this.containers.missing();
 			}
 			catch (KeeperException.SessionExpiredException ex) {
 				// The old session's nodes go with it on the server; if the expiry was
 				// declared by the client, the server may still have them for a while, so
 				// the reaper deletes them
 				abandonAndRenew();
-				awaitConnected(ex);
+				this.waits.awaitConnected(ex);
 			}
 			catch (KeeperException.ThrottledOpException ex) {
 				// The server shed load and applied nothing: try again a little later
-				this.connectionLosses++;
-				backOff();
+				this.waits.connectionLost();
+				this.waits.backOff();
 			}
 			catch (KeeperException ex) {
 				if (!NodeReaper.isUncertain(ex)) {
 					String message = ex.getMessage();
 					throw new AcquireFailure(Reason.ERROR, (message != null) ? message : ex.code().toString(), ex);
 				}
-				this.connectionLosses++;
-				backOff();
-				awaitConnected(ex);
+				this.waits.connectionLost();
+				this.waits.backOff();
+				this.waits.awaitConnected(ex);
 			}
 			catch (AcquireFailure | InterruptedException ex) {
 				throw ex;
@@ -259,14 +209,14 @@ public final class Acquisition {
 	 * was reaped costs one round trip more, not one per missing level.
 	 */
 	private List<String> create(String lockPath) throws Exception {
-		List<CompletableFuture<Void>> containers = createContainers(this.ops.serverPath(lockPath));
+		List<CompletableFuture<Void>> containers = this.containers.send(this.ops.serverPath(lockPath));
 		String prefix = lockPath + "/" + NodeNames.PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
 		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
 		this.node = new MaybeCreated(sent);
 		CompletableFuture<List<String>> children = listChildren(lockPath);
 		ZkOps.Created created;
 		try {
-			created = awaitReply(sent, "the create of our node");
+			created = this.waits.awaitReply(sent, "the create of our node");
 		}
 		catch (KeeperException ex) {
 			if (!NodeReaper.isUncertain(ex)) {
@@ -274,67 +224,14 @@ public final class Acquisition {
 				forgetNode();
 			}
 			if (ex instanceof KeeperException.NoNodeException) {
-				// Replied to before the create: a container refused for a reason of its
-				// own (an ACL, say) is the error to report, not the missing path it left
-				boolean outermostWithoutParent = false;
-				for (int i = 0; i < containers.size(); i++) {
-					boolean withoutParent = awaitContainer(containers.get(i));
-					outermostWithoutParent |= (i == 0) && withoutParent;
-				}
-				if (outermostWithoutParent && this.pathToMake == PathToMake.EVERY_LEVEL) {
-					// Even the outermost level found no parent: the client's root is a
-					// chroot of the connect string that does not exist, and no create of
-					// ours can make it
-					throw new AcquireFailure(Reason.ERROR,
-							"ZooKeeper has no node above " + this.ops.serverPath(lockPath)
-									+ ": the chroot of the connect string '" + this.ops.connectString()
-									+ "' does not exist",
-							ex);
-				}
+				// Replied to before the create
+				this.containers.checkNoParent(containers, lockPath, ex, this.waits);
 			}
 			throw ex;
 		}
-		this.pathToMake = PathToMake.NONE;
+		this.containers.found();
 		own(created.path(), created.stat());
-		return awaitReply(children, "the child list");
-	}
-
-	/**
-	 * Send the creates of the containers the next create needs, outermost first, without
-	 * waiting: the server applies them in order, before our node. Works on server paths,
-	 * so that a namespace's own node is made too, as Curator would on first use.
-	 */
-	private List<CompletableFuture<Void>> createContainers(String serverPath) {
-		return switch (this.pathToMake) {
-			case NONE -> List.of();
-			case LOCK_PATH -> List.of(this.ops.createContainer(serverPath));
-			case EVERY_LEVEL -> {
-				List<CompletableFuture<Void>> sent = new ArrayList<>();
-				for (int end = serverPath.indexOf('/', 1); end > 0; end = serverPath.indexOf('/', end + 1)) {
-					sent.add(this.ops.createContainer(serverPath.substring(0, end)));
-				}
-				sent.add(this.ops.createContainer(serverPath));
-				yield sent;
-			}
-		};
-	}
-
-	/**
-	 * Wait for a container's create, which may find it made already.
-	 * @return whether it found no parent
-	 */
-	private boolean awaitContainer(CompletableFuture<Void> container) throws Exception {
-		try {
-			awaitReply(container, "the create of the lock path");
-			return false;
-		}
-		catch (KeeperException.NodeExistsException ex) {
-			return false;
-		}
-		catch (KeeperException.NoNodeException ex) {
-			// The next create makes more of the path, if there is more to make
-			return true;
-		}
+		return this.waits.awaitReply(children, "the child list");
 	}
 
 	/**
@@ -376,19 +273,19 @@ public final class Acquisition {
 	private List<String> recover(String lockPath) throws Exception {
 		CompletableFuture<Void> synced = this.ops.sync(lockPath);
 		CompletableFuture<List<String>> listed = listChildren(lockPath);
-		awaitReply(synced, "a sync after a lost reply");
+		this.waits.awaitReply(synced, "a sync after a lost reply");
 		List<String> children;
 		try {
-			children = awaitReply(listed, "the child list after a lost reply");
+			children = this.waits.awaitReply(listed, "the child list after a lost reply");
 		}
 		catch (KeeperException.NoNodeException ex) {
 			// No lock path, so no node of ours under it
 			forgetNode();
-			this.pathToMake = this.pathToMake.next();
+			this.containers.missing();
 			return List.of();
 		}
 		// Listed: the lock path is there, and the next create needs no container
-		this.pathToMake = PathToMake.NONE;
+		this.containers.found();
 		String ours = null;
 		for (String child : NodeNames.inQueueOrder(children)) {
 			if (NodeNames.hasProtectionId(child, this.protectionId)) {
@@ -400,7 +297,8 @@ public final class Acquisition {
 			forgetNode();
 			return List.of();
 		}
-		ZkOps.NodeData read = awaitReply(this.ops.getData(lockPath + "/" + ours, null), "the read of our node");
+		ZkOps.NodeData read = this.waits.awaitReply(this.ops.getData(lockPath + "/" + ours, null),
+				"the read of our node");
 		if (read == null) {
 			// Found, then gone before the read: it is not ours to hold any more
 			forgetNode();
@@ -420,9 +318,9 @@ public final class Acquisition {
 	 * names. Nodes carrying our protection id other than our own are leftovers of creates
 	 * whose replies were lost: they are deleted and do not count.
 	 * @param owned our node
-	 * @return the lease if we hold the lock, {@code null} to look again
+	 * @return the node if we hold the lock, {@code null} to look again
 	 */
-	private @Nullable Lease holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
+	private @Nullable HeldNode holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
 		String ourName = ZKPaths.getNodeFromPath(owned.path());
 		List<String> queue = new ArrayList<>(children.size());
 		for (String child : children) {
@@ -447,17 +345,14 @@ public final class Acquisition {
 				// a participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
-			return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+			return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 		}
-		if (!queue.get(0).equals(this.lastHolder)) {
-			this.lastHolder = queue.get(0);
-			this.lastHolderOwner = null;
-		}
+		this.holder.holder(queue.get(0));
+		String waitingFor = (blocker == LockDriver.WATCH_CHILDREN) ? HolderDetail.ALL_TAKEN : this.holder.toString();
 		if (!this.waitForHolder) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY,
-					(blocker == LockDriver.WATCH_CHILDREN) ? ALL_TAKEN : holderDetail(), null);
+			throw new AcquireFailure(Reason.HELD_REMOTELY, waitingFor, null);
 		}
-		queuedBehind((blocker == LockDriver.WATCH_CHILDREN) ? ALL_TAKEN : holderDetail());
+		this.waits.queuedBehind(waitingFor);
 		if (blocker == LockDriver.WATCH_CHILDREN) {
 			awaitChildren(lockPath, children);
 		}
@@ -479,7 +374,7 @@ public final class Acquisition {
 					// Who queues behind is not known, as after a list without the watch
 					this.entry.noteUnwatched();
 				}
-				return new Lease(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+				return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 			}
 		}
 		return null;
@@ -519,26 +414,27 @@ public final class Acquisition {
 			// Sent first: its reply comes before the predecessor's
 			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
 					: null;
-			ZkOps.NodeData read = awaitReply(this.ops.getData(predecessor, this.watches),
+			ZkOps.NodeData read = this.waits.awaitReply(this.ops.getData(predecessor, this.watches),
 					"the read of our predecessor");
 			boolean gone = true;
 			if (read != null) {
 				if (predecessorHolds) {
 					// The read that sets the watch tells who holds: naming them costs no
 					// round trip
-					this.lastHolderOwner = owner(read.data());
+					this.holder.holderRead(read.data());
 				}
 				try {
-					gone = await(changed);
+					gone = this.waits.await(changed);
 				}
 				catch (TimeoutException ex) {
-					throw new AcquireFailure(Reason.HELD_REMOTELY, holderDetail(), null);
+					throw new AcquireFailure(Reason.HELD_REMOTELY, this.holder.toString(), null);
 				}
 				// Queued until now; the holder's owner, if read, is named from now on
-				queuedBehind(holderDetail());
+				this.waits.queuedBehind(this.holder.toString());
 			}
-			return gone && ourRead != null && oursChanged != null && awaitReply(ourRead, "the read of our node") != null
-					&& !oursChanged.isDone() && isRecent(ourReadSent);
+			return gone && ourRead != null && oursChanged != null
+					&& this.waits.awaitReply(ourRead, "the read of our node") != null && !oursChanged.isDone()
+					&& isRecent(ourReadSent);
 		}
 		finally {
 			this.watches.forget(serverPath, changed);
@@ -568,54 +464,17 @@ public final class Acquisition {
 	 */
 	private void awaitChildren(String lockPath, List<String> seen) throws Exception {
 		CompletableFuture<Void> changed = this.watches.expectChildren(this.ops.serverPath(lockPath));
-		List<String> now = awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
+		List<String> now = this.waits.awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
 		if (now.size() != seen.size() || !now.containsAll(seen)) {
 			return;
 		}
 		try {
-			await(changed);
+			this.waits.await(changed);
 		}
 		catch (TimeoutException ex) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY, ALL_TAKEN, null);
+			throw new AcquireFailure(Reason.HELD_REMOTELY, HolderDetail.ALL_TAKEN, null);
 		}
-		queuedBehind(ALL_TAKEN);
-	}
-
-	/**
-	 * The holder, for the failure message: its node, and its owner when a read that was
-	 * made anyway told it. A one-attempt acquisition does not read it: that would
-	 * lengthen the wait.
-	 */
-	private String holderDetail() {
-		return "holder " + this.lastHolder
-				+ ((this.lastHolderOwner != null) ? ", owned by " + this.lastHolderOwner : "");
-	}
-
-	/**
-	 * Note that our node is queued behind another participant's as of now: the stretch on
-	 * ZooKeeper alone starts again.
-	 */
-	private void queuedBehind(String detail) {
-		this.deadline.queuedBehind(Reason.HELD_REMOTELY, detail);
-		this.zooKeeperSince = System.nanoTime();
-	}
-
-	/**
-	 * A node's data as an owner: text of this engine ({@code pid@host}) or Curator (an
-	 * address); anything else is not shown.
-	 */
-	private static @Nullable String owner(byte[] data) {
-		if (data.length == 0 || data.length > 255) {
-			return null;
-		}
-		String text = new String(data, StandardCharsets.UTF_8);
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (c < 0x20 || c == 0x7f || c == '\uFFFD') {
-				return null;
-			}
-		}
-		return text;
+		this.waits.queuedBehind(HolderDetail.ALL_TAKEN);
 	}
 
 	private void own(String path, Stat stat) {
@@ -653,100 +512,6 @@ public final class Acquisition {
 		}
 		else if (this.node instanceof MaybeCreated maybeCreated) {
 			this.reaper.deleteIfCreated(maybeCreated.create(), this.lockPath, this.protectionId);
-		}
-	}
-
-	/**
-	 * Pause a little before trying again when the connection keeps failing at once, so
-	 * that a client that reports itself connected while every request fails cannot make
-	 * us spin.
-	 */
-	private void backOff() throws AcquireFailure, InterruptedException {
-		if (this.connectionLosses < 2) {
-			return;
-		}
-		long pause = Math.min(MAX_BACK_OFF_NANOS,
-				TimeUnit.MILLISECONDS.toNanos(5L << Math.min(this.connectionLosses, 8)));
-		long until = System.nanoTime() + Math.min(pause, Math.max(0, this.deadline.remainingNanos()));
-		long remaining;
-		while ((remaining = until - System.nanoTime()) > 0) {
-			checkOpen();
-			LockSupport.parkNanos(this, remaining);
-			checkInterrupt();
-		}
-	}
-
-	private void awaitConnected(Exception cause) throws AcquireFailure, InterruptedException {
-		while (!this.ops.isConnected()) {
-			checkOpen();
-			if (this.ops.isClientClosed()) {
-				throw new AcquireFailure(Reason.ERROR, "the Curator client was closed", cause);
-			}
-			long remaining = this.deadline.remainingNanos();
-			if (remaining <= 0) {
-				throw ranOut(cause);
-			}
-			LockSupport.parkNanos(this, Math.min(remaining, CONNECTION_POLL_NANOS));
-			checkInterrupt();
-		}
-	}
-
-	/**
-	 * Why the attempt failed when its deadline passed while it waited on ZooKeeper alone:
-	 * for a reply, or for the connection. {@code NO_REPLY} only on a connected client
-	 * (Curator's view and the handle's agree), {@code NOT_CONNECTED}, naming the
-	 * connection's state, only on one that is not; and either only if the wait was not
-	 * used mostly by the holders it was queued behind ({@link Deadline#ranOut}).
-	 */
-	private AcquireFailure ranOut(@Nullable Exception cause) {
-		boolean connected = this.ops.isConnected() && this.ops.isHandleConnected();
-		AcquireFailure zooKeeper = connected
-				? new AcquireFailure(Reason.NO_REPLY, "no reply to " + this.awaiting, cause)
-				: new AcquireFailure(Reason.NOT_CONNECTED, this.sessions.notConnected(), cause);
-		return this.deadline.ranOut(zooKeeper, this.zooKeeperSince, connected ? this.awaiting : "a reconnect");
-	}
-
-	private <T extends @Nullable Object> T awaitReply(CompletableFuture<T> reply, String what) throws Exception {
-		this.awaiting = what;
-		return await(reply);
-	}
-
-	/**
-	 * Wait for a future until the deadline, giving up at once if the registry closes, and
-	 * treating interrupts as the caller asked.
-	 */
-	private <T extends @Nullable Object> T await(CompletableFuture<T> future) throws Exception {
-		if (!future.isDone()) {
-			Thread waiter = Thread.currentThread();
-			future.whenComplete((result, ex) -> LockSupport.unpark(waiter));
-			while (!future.isDone()) {
-				checkOpen();
-				long remaining = this.deadline.remainingNanos();
-				if (remaining <= 0) {
-					throw new TimeoutException();
-				}
-				if (this.deadline.isInfinite()) {
-					LockSupport.park(this);
-				}
-				else {
-					LockSupport.parkNanos(this, remaining);
-				}
-				checkInterrupt();
-			}
-		}
-		// Done by now: no wait
-		return Futures.await(future, 0);
-	}
-
-	private void checkOpen() throws AcquireFailure {
-		if (this.entry.isClosed()) {
-			throw new AcquireFailure(Reason.CLOSED, "", null);
-		}
-	}
-
-	private void checkInterrupt() throws InterruptedException {
-		if (Thread.interrupted()) {
-			this.interrupts.interrupted(new InterruptedException());
 		}
 	}
 

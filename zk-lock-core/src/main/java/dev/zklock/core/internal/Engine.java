@@ -122,10 +122,10 @@ public final class Engine {
 	 * create and list need ZooKeeper's replies, which it waits for up to the client's
 	 * connection timeout, the bound Curator puts on getting a connection, also across a
 	 * connection lost during the attempt.
-	 * @return the lease, published
+	 * @return the node, published
 	 */
-	public Lease acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
-			boolean waitForOthers, Interrupts interrupts, Consumer<Lease> install)
+	public HeldNode acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
+			boolean waitForOthers, Interrupts interrupts, Consumer<HeldNode> install)
 			throws AcquireFailure, InterruptedException {
 		if (!waitForOthers && !this.ops.isConnected()) {
 			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.sessions.notConnected(), null);
@@ -133,13 +133,13 @@ public final class Engine {
 		Deadline zkDeadline = waitForOthers ? deadline
 				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 		while (true) {
-			Lease lease = new Acquisition(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
+			HeldNode node = new Acquisition(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
 					zkDeadline, waitForOthers, interrupts)
 				.acquire();
-			if (this.sessions.publish(entry, lease, () -> install.accept(lease))) {
-				return lease;
+			if (this.sessions.publish(entry, node, () -> install.accept(node))) {
+				return node;
 			}
-			this.reaper.delete(lease.nodePath());
+			this.reaper.delete(node.nodePath());
 		}
 	}
 
@@ -165,12 +165,12 @@ public final class Engine {
 	}
 
 	/**
-	 * Apply the lost-lock policy to a lease just released.
+	 * Apply the lost-lock policy to a node just released.
 	 */
-	public void checkLost(TableEntry entry, @Nullable Lease lease) {
-		if (lease != null && lease.state() == LeaseState.LOST) {
-			LockLostException lost = new LockLostException(entry.key(), entry.path(), lease.fencingToken(),
-					lease.lostBecause());
+	public void checkLost(TableEntry entry, @Nullable HeldNode node) {
+		if (node != null && node.state() == LeaseState.LOST) {
+			LockLostException lost = new LockLostException(entry.key(), entry.path(), node.fencingToken(),
+					node.lostBecause());
 			if (this.options.lostLockPolicy() == LostLockPolicy.THROW) {
 				throw lost;
 			}
@@ -195,7 +195,7 @@ public final class Engine {
 	}
 
 	/**
-	 * Let go of the client once closed and no lock is left: the last lease has been
+	 * Let go of the client once closed and no lock is left: the last node has been
 	 * released.
 	 */
 	private void retired() {

@@ -25,7 +25,7 @@ public interface LockDriver {
 	LockDriver READ = new NoWriteAhead();
 
 	/** Curator's name of a semaphore's lease nodes. */
-	String LEASE_NAME = "lease-";
+	String CURATOR_PERMIT_NODE_PREFIX = "lease-";
 
 	/** Curator's child of a semaphore's path for its guard mutex. */
 	String SEMAPHORE_GUARD = "locks";
@@ -114,7 +114,7 @@ public interface LockDriver {
 
 		@Override
 		public String lockName() {
-			return LEASE_NAME;
+			return CURATOR_PERMIT_NODE_PREFIX;
 		}
 
 		@Override

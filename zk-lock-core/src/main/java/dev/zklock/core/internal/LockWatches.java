@@ -15,8 +15,8 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
  * data watch on a predecessor a participant waits behind (and on the participant's own
  * node, when the predecessor's delete would make it hold), and the child watch on a lock
  * path that tells a holder another participant queued behind it, or a semaphore's waiting
- * lease that a lease ahead of it went, and the data watch on a held or lingering node for
- * a revocation request.
+ * node that a node ahead of it went, and the data watch on a held or lingering node for a
+ * revocation request.
  *
  * <p>
  * One object rather than one per wait, because the ZooKeeper client keeps every distinct

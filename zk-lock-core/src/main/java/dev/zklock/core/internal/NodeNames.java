@@ -55,7 +55,7 @@ public final class NodeNames {
 		int end = -1;
 		int length = 0;
 		for (String name : new String[] { LockDriver.MUTEX.lockName(), LockDriver.WRITE.lockName(),
-				LockDriver.READ.lockName(), LockDriver.LEASE_NAME }) {
+				LockDriver.READ.lockName(), LockDriver.CURATOR_PERMIT_NODE_PREFIX }) {
 			int index = nodeName.lastIndexOf(name);
 			if (index > end) {
 				end = index;

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes sure the nodes the engine gives up on are deleted: a released lease, the node of
+ * Makes sure the nodes the engine gives up on are deleted: a released node, the node of
  * an attempt that timed out, or a node whose create may have reached the server when the
  * connection broke. A delete that fails for want of a connection is kept and sent again
  * on every connect, until it succeeds or finds the node gone; it is kept across a lost

@@ -4,9 +4,12 @@ package dev.zklock.core.internal;
  * Where the engine hears of participants of other JVMs queued behind the nodes this JVM
  * holds, so that local hand-offs and joins make way for them: the child watch on a lock
  * path (a child joined or left), the watch removed by other code on the client, and the
- * connection lost, after which no watch can be trusted until a list arms one again. Each
- * recipe's entry of the path keeps its own mark (see
- * {@link TableEntry#noteRemoteWaiter}); this class only tells every entry of the path.
+ * connection lost, after which no watch can be trusted until a list arms one again. This
+ * class tells every entry of the path ({@link TableEntry#childrenChanged} and the like);
+ * each entry keeps its mark, and the hand-offs or joins made since it was raised, in a
+ * {@link RemoteWaiterMark}, which its recipe settles: a held exclusive node listed again
+ * when it stands only for want of a watch, a read node listed again to tell a writer from
+ * a reader.
  */
 final class RemoteWaiters {
 

@@ -39,7 +39,7 @@ public final class Revocations {
 	private final ZkOps ops;
 
 	/** The nodes watched for a request, by server path. */
-	private final ConcurrentHashMap<String, Lease> watched = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, HeldNode> watched = new ConcurrentHashMap<>();
 
 	/** The registry's one watcher. */
 	private final Watcher watcher;
@@ -58,13 +58,12 @@ public final class Revocations {
 	}
 
 	/**
-	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the lease's
-	 * node is requested; the first listener of a lease arms a watch on the node's data
-	 * (one read).
+	 * Tell {@code listener}, on behalf of {@code holder}, when revocation of the node is
+	 * requested; the first listener of a node arms a watch on the node's data (one read).
 	 */
-	void listen(Lease lease, Object holder, Runnable listener) {
-		if (lease.addRevocationListener(holder, safely(listener))) {
-			watch(lease);
+	void listen(HeldNode node, Holder holder, Runnable listener) {
+		if (node.addRevocationListener(holder, safely(listener))) {
+			watch(node);
 		}
 	}
 
@@ -73,15 +72,15 @@ public final class Revocations {
 	 * request ends the linger. The read also finds a request made before it, while a
 	 * holder that did not listen held the node.
 	 */
-	public void watchLingering(Lease lease) {
-		if (lease.watchRevocation()) {
-			watch(lease);
+	public void watchLingering(HeldNode node) {
+		if (node.watchRevocation()) {
+			watch(node);
 		}
 	}
 
-	private void watch(Lease lease) {
-		this.watched.put(this.ops.serverPath(lease.nodePath()), lease);
-		read(lease);
+	private void watch(HeldNode node) {
+		this.watched.put(this.ops.serverPath(node.nodePath()), node);
+		read(node);
 	}
 
 	/**
@@ -91,15 +90,15 @@ public final class Revocations {
 	 */
 	void changed(String serverPath, boolean deleted) {
 		if (deleted) {
-			Lease gone = this.watched.remove(serverPath);
+			HeldNode gone = this.watched.remove(serverPath);
 			if (gone != null) {
 				deleted(gone);
 			}
 			return;
 		}
-		Lease lease = this.watched.get(serverPath);
-		if (lease != null) {
-			read(lease);
+		HeldNode node = this.watched.get(serverPath);
+		if (node != null) {
+			read(node);
 		}
 	}
 
@@ -131,7 +130,7 @@ public final class Revocations {
 	/**
 	 * Whether a child of a lock path is a lock node of the exclusive or the read/write
 	 * recipe, ours or Curator's: its lock name and sequence, behind the protection prefix
-	 * if any. Nothing else under a key's path (a semaphore's {@code leases} and
+	 * if any. Nothing else under a key's path (a semaphore's {@code nodes} and
 	 * {@code locks} containers, say) may be written a request.
 	 * @param nodeName the child's name
 	 * @return whether it is a lock node
@@ -163,21 +162,21 @@ public final class Revocations {
 		return nodeName.contains(LockDriver.WRITE.lockName()) ? LockDriver.WRITE : LockDriver.MUTEX;
 	}
 
-	private void read(Lease lease) {
-		String serverPath = this.ops.serverPath(lease.nodePath());
-		this.ops.getData(lease.nodePath(), this.watcher).whenComplete((read, ex) -> {
+	private void read(HeldNode node) {
+		String serverPath = this.ops.serverPath(node.nodePath());
+		this.ops.getData(node.nodePath(), this.watcher).whenComplete((read, ex) -> {
 			if (ex != null) {
 				// No watch was left: the next connection event reads again
 				return;
 			}
 			if (read == null) {
-				if (this.watched.remove(serverPath, lease)) {
-					deleted(lease);
+				if (this.watched.remove(serverPath, node)) {
+					deleted(node);
 				}
 			}
 			else if (Arrays.equals(read.data(), REVOKE)) {
-				lease.revocationRequested().forEach(Runnable::run);
-				requested(lease);
+				node.revocationRequested().forEach(Runnable::run);
+				requested(node);
 			}
 		});
 	}
@@ -186,23 +185,23 @@ public final class Revocations {
 	 * A request was read, and the holders' listeners told: a node that lingers, which
 	 * nobody holds to decide, goes.
 	 */
-	private void requested(Lease lease) {
-		this.tables.forPath(lockPathOf(lease), (entry) -> entry.revocationRequested(lease));
+	private void requested(HeldNode node) {
+		this.tables.forPath(lockPathOf(node), (entry) -> entry.revocationRequested(node));
 	}
 
 	/**
 	 * A node watched for revocation requests is gone. Every release and every end of a
-	 * linger takes the lease out of its entry before it sends the delete, and a lease is
-	 * never put back: a lease still in its entry when its delete is seen was deleted by
+	 * linger takes the node out of its entry before it sends the delete, and a node is
+	 * never put back: a node still in its entry when its delete is seen was deleted by
 	 * another client, and this JVM holds the lock no more. Only the exclusive and the
-	 * read/write recipes' nodes are watched, and only their entries hold such a lease.
+	 * read/write recipes' nodes are watched, and only their entries hold such a node.
 	 */
-	private void deleted(Lease lease) {
-		this.tables.forPath(lockPathOf(lease), (entry) -> this.sessions.nodeDeleted(entry, lease));
+	private void deleted(HeldNode node) {
+		this.tables.forPath(lockPathOf(node), (entry) -> this.sessions.nodeDeleted(entry, node));
 	}
 
-	private static String lockPathOf(Lease lease) {
-		return ZKPaths.getPathAndNode(lease.nodePath()).getPath();
+	private static String lockPathOf(HeldNode node) {
+		return ZKPaths.getPathAndNode(node.nodePath()).getPath();
 	}
 
 	private static Runnable safely(Runnable listener) {

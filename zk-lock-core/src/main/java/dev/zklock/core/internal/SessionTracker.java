@@ -21,17 +21,17 @@ import dev.zklock.core.ConnectionStatus;
 import dev.zklock.core.LeaseState;
 
 /**
- * Follows the Curator client's connection and session, and moves every lease this JVM
- * holds to the state that follows from them: {@code SUSPENDED} makes a lease
- * {@link LeaseState#UNCERTAIN}, the loss of the lease's session makes it
+ * Follows the Curator client's connection and session, and moves every node this JVM
+ * holds to the state that follows from them: {@code SUSPENDED} makes a node
+ * {@link LeaseState#UNCERTAIN}, the loss of the node's session makes it
  * {@link LeaseState#LOST}, a reconnect on the same session makes it
  * {@link LeaseState#HELD} again.
  *
  * <p>
  * The state changes first, then listeners are told: a listener cannot delay or stop it. A
- * lease is published in its entry by {@link #publish}, under the same lock as the events
- * are applied, so that no lease misses an event that came between the reply that granted
- * it and its publication, and no lease of a session already gone is handed out at all.
+ * node is published in its entry by {@link #publish}, under the same lock as the events
+ * are applied, so that no node misses an event that came between the reply that granted
+ * it and its publication, and no node of a session already gone is handed out at all.
  *
  * <p>
  * Each state change is logged once, with the connect string, since when the connection is
@@ -119,7 +119,7 @@ public final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Stop following the client: no lease is left to track.
+	 * Stop following the client: no node is left to track.
 	 */
 	void detach() {
 		this.client.getConnectionStateListenable().removeListener(this);
@@ -144,18 +144,18 @@ public final class SessionTracker implements ConnectionStateListener {
 			this.downSince = state.isConnected() ? null : ((wasDownSince != null) ? wasDownSince : now);
 			if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
 				// 0 if the handle cannot be had: then nothing is concluded about any
-				// lease
+				// node
 				this.connectedSession = this.ops.sessionId();
 			}
 			else if (state == ConnectionState.LOST) {
 				this.lostSession = this.connectedSession;
 			}
 			for (TableEntry entry : this.entries) {
-				entry.forEachLease((lease) -> {
-					LeaseState target = onEvent(lease, state);
+				entry.forEachHeldNode((node) -> {
+					LeaseState target = onEvent(node, state);
 					// A lingering node follows the session too, so that it is reused only
 					// while HELD, but nobody holds it: no lock changed for anyone to hear
-					if (target != null && lease.transition(target)) {
+					if (target != null && node.transition(target)) {
 						changed.add(entry);
 						if (!entry.isLingering()) {
 							changes.add(new Change(entry, target));
@@ -167,7 +167,7 @@ public final class SessionTracker implements ConnectionStateListener {
 		finally {
 			this.lock.unlock();
 		}
-		changed.forEach(TableEntry::leasesChanged);
+		changed.forEach(TableEntry::heldNodesChanged);
 		if (neverConnected) {
 			logNeverConnected(state, (wasDownSince != null) ? wasDownSince : now, now);
 		}
@@ -288,23 +288,23 @@ public final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Publish a lease just granted by ZooKeeper, by running {@code install}, unless its
+	 * Publish a node just granted by ZooKeeper, by running {@code install}, unless its
 	 * session is gone already: the client moved to another session since the reply, or
-	 * Curator reported the session lost. A lease published while the connection is
+	 * Curator reported the session lost. A node published while the connection is
 	 * suspended starts {@link LeaseState#UNCERTAIN}.
-	 * @return whether the lease was published; if not, the caller owns its node still
+	 * @return whether the node was published; if not, the caller owns its node still
 	 */
-	boolean publish(TableEntry entry, Lease lease, Runnable install) {
+	boolean publish(TableEntry entry, HeldNode node, Runnable install) {
 		ConnectionState state;
 		this.lock.lock();
 		try {
 			state = this.status.state();
-			if (lease.sessionId() != this.ops.sessionId() || (state == ConnectionState.LOST && lostWith(lease))) {
+			if (node.sessionId() != this.ops.sessionId() || (state == ConnectionState.LOST && lostWith(node))) {
 				return false;
 			}
 			install.run();
 			if ((state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY)
-					|| !lease.transition(LeaseState.UNCERTAIN)) {
+					|| !node.transition(LeaseState.UNCERTAIN)) {
 				return true;
 			}
 		}
@@ -316,46 +316,46 @@ public final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * A lease's node was deleted, not by this JVM, while the client's session is the
-	 * lease's: if the lease is the entry's, it is {@link LeaseState#LOST}, as if its
-	 * session had gone, and a hold lost is reported. A lingering node, which nobody
-	 * holds, changes no lock for anyone to hear of.
+	 * A held node was deleted, not by this JVM, while the client's session is the node's:
+	 * if the node is the entry's, it is {@link LeaseState#LOST}, as if its session had
+	 * gone, and a hold lost is reported. A lingering node, which nobody holds, changes no
+	 * lock for anyone to hear of.
 	 */
-	void nodeDeleted(TableEntry entry, Lease lease) {
-		if (lease.sessionId() != this.ops.sessionId()) {
+	void nodeDeleted(TableEntry entry, HeldNode node) {
+		if (node.sessionId() != this.ops.sessionId()) {
 			// Gone with a session the client has left: the session's own events tell it
 			return;
 		}
-		if (!entry.loseDeletedLease(lease)) {
+		if (!entry.loseDeletedNode(node)) {
 			return;
 		}
-		entry.leasesChanged();
+		entry.heldNodesChanged();
 		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted, not by this JVM, while this JVM held it",
-				entry.key(), entry.path(), lease.nodePath());
+				entry.key(), entry.path(), node.nodePath());
 		tell(new Change(entry, LeaseState.LOST));
 	}
 
 	/** Guarded by lock. */
-	private @Nullable LeaseState onEvent(Lease lease, ConnectionState state) {
+	private @Nullable LeaseState onEvent(HeldNode node, ConnectionState state) {
 		return switch (state) {
 			case SUSPENDED, READ_ONLY -> LeaseState.UNCERTAIN;
-			case LOST -> lostWith(lease) ? LeaseState.LOST : null;
+			case LOST -> lostWith(node) ? LeaseState.LOST : null;
 			case CONNECTED, RECONNECTED -> {
 				if (this.connectedSession == 0) {
 					yield null;
 				}
-				yield (lease.sessionId() == this.connectedSession) ? LeaseState.HELD : LeaseState.LOST;
+				yield (node.sessionId() == this.connectedSession) ? LeaseState.HELD : LeaseState.LOST;
 			}
 		};
 	}
 
 	/** Guarded by lock. */
-	private boolean lostWith(Lease lease) {
-		return this.lostSession == 0 || lease.sessionId() == this.lostSession;
+	private boolean lostWith(HeldNode node) {
+		return this.lostSession == 0 || node.sessionId() == this.lostSession;
 	}
 
 	/**
-	 * A lease published while the connection is down: its own line, as the state change's
+	 * A node published while the connection is down: its own line, as the state change's
 	 * line did not name it.
 	 */
 	private void report(Change change, @Nullable ConnectionState state) {

@@ -13,7 +13,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or
- * lease holds or waits: counted in by each of them, retired by the last one out. It is
+ * node holds or waits: counted in by each of them, retired by the last one out. It is
  * also what a {@link Acquisition} acquires a node for.
  */
 public abstract class TableEntry {
@@ -101,21 +101,21 @@ public abstract class TableEntry {
 	public abstract int waitingCount();
 
 	/**
-	 * Apply an action to each ZooKeeper lease this entry holds, for the session tracker.
+	 * Apply an action to each ZooKeeper node this entry holds, for the session tracker.
 	 */
-	public abstract void forEachLease(Consumer<Lease> action);
+	public abstract void forEachHeldNode(Consumer<HeldNode> action);
 
 	/**
-	 * Make {@code lease} {@link LeaseState#LOST} if it is one of this entry's leases now:
-	 * its node was deleted, not by this JVM, which takes a lease out of its entry before
+	 * Make {@code node} {@link LeaseState#LOST} if it is one of this entry's nodes now:
+	 * its node was deleted, not by this JVM, which takes a node out of its entry before
 	 * it sends the delete.
-	 * @return whether a hold was lost: {@code false} if the lease is not this entry's,
-	 * was lost already, or was kept by a linger, which ends
+	 * @return whether a hold was lost: {@code false} if the node is not this entry's, was
+	 * lost already, or was kept by a linger, which ends
 	 */
-	public boolean loseDeletedLease(Lease lease) {
+	public boolean loseDeletedNode(HeldNode node) {
 		boolean[] found = { false };
-		forEachLease((each) -> found[0] |= (each == lease));
-		return found[0] && lease.loseDeleted();
+		forEachHeldNode((each) -> found[0] |= (each == node));
+		return found[0] && node.loseDeleted();
 	}
 
 	/**
@@ -150,10 +150,10 @@ public abstract class TableEntry {
 	}
 
 	/**
-	 * Told that someone wrote a revocation request into {@code lease}'s node, after its
+	 * Told that someone wrote a revocation request into {@code node}'s node, after its
 	 * holders' listeners: a node nobody holds (a linger) goes.
 	 */
-	public void revocationRequested(Lease lease) {
+	public void revocationRequested(HeldNode node) {
 	}
 
 	/**
@@ -206,17 +206,17 @@ public abstract class TableEntry {
 	}
 
 	/**
-	 * Told, outside the session tracker's lock, that the state of a lease of this entry
-	 * changed with the connection: local threads that wait for a lease to be
+	 * Told, outside the session tracker's lock, that the state of a node of this entry
+	 * changed with the connection: local threads that wait for a node to be
 	 * {@link LeaseState#HELD} again, to join it, look again.
 	 */
-	public void leasesChanged() {
+	public void heldNodesChanged() {
 	}
 
 	/**
 	 * Refuse a node of this entry on {@code session}: called by a participant before it
 	 * creates a node on the client's session, and once it owns one, before it holds it.
-	 * Every recipe's node may be on any session, save a semaphore's lease (see
+	 * Every recipe's node may be on any session, save a semaphore's node (see
 	 * {@code SemaphoreEntry}).
 	 * @param session the session the node is, or is about to be, created on
 	 * @throws AcquireFailure if the entry may not have a node on it
@@ -235,13 +235,13 @@ public abstract class TableEntry {
 	public abstract LocalLockInfo info();
 
 	/**
-	 * A snapshot of this entry, with what its lease, if any, says.
+	 * A snapshot of this entry, with what its node, if any, says.
 	 */
 	public final LocalLockInfo snapshot(boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
-			int waiters, @Nullable Lease lease, LockKind kind, int holds, int permits, boolean lingering) {
+			int waiters, @Nullable HeldNode node, LockKind kind, int holds, int permits, boolean lingering) {
 		return new LocalLockInfo(this.key, this.path, held, holderThread, heldSince, waiters,
-				(lease != null) ? lease.nodePath() : null, (lease != null) ? lease.fencingToken() : null,
-				(lease != null) ? lease.state() : null, kind, holds, permits, lingering);
+				(node != null) ? node.nodePath() : null, (node != null) ? node.fencingToken() : null,
+				(node != null) ? node.state() : null, kind, holds, permits, lingering);
 	}
 
 }

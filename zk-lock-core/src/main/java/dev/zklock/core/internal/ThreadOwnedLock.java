@@ -47,13 +47,13 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	public abstract boolean reenter();
 
 	/**
-	 * Refuse to count one more hold on a lease that was lost: another participant may
-	 * hold the lock now, and the reentrant path asks ZooKeeper nothing that would tell
-	 * the caller.
+	 * Refuse to count one more hold on a node that was lost: another participant may hold
+	 * the lock now, and the reentrant path asks ZooKeeper nothing that would tell the
+	 * caller.
 	 */
-	public final void checkNotLost(@Nullable Lease lease) {
-		if (lease != null && lease.state() == LeaseState.LOST) {
-			throw new LockLostException(this.key, this.path, lease.fencingToken(), lease.lostBecause());
+	public final void checkNotLost(@Nullable HeldNode node) {
+		if (node != null && node.state() == LeaseState.LOST) {
+			throw new LockLostException(this.key, this.path, node.fencingToken(), node.lostBecause());
 		}
 	}
 
@@ -142,10 +142,10 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	/**
-	 * The lease behind the current thread's hold.
+	 * The node behind the current thread's hold.
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
-	public abstract Lease heldLease();
+	public abstract HeldNode heldNode();
 
 	/**
 	 * Where revocation requests are watched.
@@ -154,22 +154,22 @@ public abstract class ThreadOwnedLock implements ZkLock {
 
 	@Override
 	public final long fencingToken() {
-		return heldLease().fencingToken();
+		return heldNode().fencingToken();
 	}
 
 	@Override
 	public final LeaseState leaseState() {
-		return heldLease().state();
+		return heldNode().state();
 	}
 
 	@Override
 	public final void onRevocationRequested(Runnable listener) {
-		revocations().listen(heldLease(), Thread.currentThread(), listener);
+		revocations().listen(heldNode(), Holder.currentThread(), listener);
 	}
 
 	@Override
 	public final boolean isRevocationRequested() {
-		return heldLease().isRevocationRequested();
+		return heldNode().isRevocationRequested();
 	}
 
 	@Override

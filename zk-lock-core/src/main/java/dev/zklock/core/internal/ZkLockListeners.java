@@ -13,7 +13,7 @@ import dev.zklock.core.ZkLockListener;
 /**
  * The listeners of a registry. Each is told in turn and on its own: one that throws is
  * logged and the others are still told, and the engine has already changed its own state
- * before any is called, so no listener can stop the engine from tracking its leases.
+ * before any is called, so no listener can stop the engine from tracking its nodes.
  */
 public final class ZkLockListeners {
 

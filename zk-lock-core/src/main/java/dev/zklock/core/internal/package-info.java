@@ -28,20 +28,26 @@
  * <dd>A node in a lock path's queue in ZooKeeper, of any process; the queue's order is
  * the nodes' sequence. {@code Acquisition} is one attempt of this JVM to become one and
  * hold; {@link dev.zklock.core.Participant} is a snapshot of one, for users.</dd>
+ * <dt>held node</dt>
+ * <dd>The node through which this JVM holds a lock path ({@code HeldNode}), with its
+ * {@link dev.zklock.core.LeaseState}; it belongs to the entry, not to a thread.</dd>
  * <dt>lease</dt>
- * <dd>Inside the engine: the node through which this JVM holds a lock path
- * ({@code Lease}), with its {@link dev.zklock.core.LeaseState}; it belongs to the entry,
- * not to a thread. For users, a {@link dev.zklock.core.ZkLease} is a hold that no thread
- * owns.</dd>
+ * <dd>Only what users know by that name: a {@link dev.zklock.core.ZkLease}, a hold that
+ * no thread owns (of a mutex, or a semaphore's permit), and, on the wire, Curator's name
+ * of a semaphore's permit node ({@code leases/…-lease-<seq>}). The engine's own node is a
+ * held node.</dd>
  * <dt>holder</dt>
- * <dd>Who holds an entry locally: a thread, or a {@link dev.zklock.core.ZkLease}.</dd>
+ * <dd>Who holds an entry locally ({@code Holder}): a thread, a
+ * {@link dev.zklock.core.ZkLease} of a mutex, or a semaphore caller's hold of the guard
+ * mutex while it adds its permit node.</dd>
  * <dt>hand-off</dt>
- * <dd>A lease passed from one local holder to the next without a ZooKeeper request,
+ * <dd>A held node passed from one local holder to the next without a ZooKeeper request,
  * bounded by {@code maxLocalHandoffs} while a participant of another JVM waits.</dd>
  * <dt>remote waiter, mark</dt>
- * <dd>A participant of another JVM queued behind a lease this JVM holds; the mark is an
- * entry's flag that one may be, raised by the child watch or for want of one, which makes
- * local hand-offs and joins make way.</dd>
+ * <dd>A participant of another JVM queued behind a node this JVM holds; the mark
+ * ({@code RemoteWaiterMark}) is an entry's flag that one may be, raised by the child
+ * watch or for want of one, which makes local hand-offs and joins make way;
+ * {@code RemoteWaiters} tells the entries of a path.</dd>
  * <dt>linger</dt>
  * <dd>An exclusive lock's node kept for a while after its last local holder released it,
  * to be reused while no other participant queues behind it.</dd>

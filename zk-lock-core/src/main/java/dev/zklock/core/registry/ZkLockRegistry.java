@@ -33,6 +33,7 @@ import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.Revocations;
@@ -231,7 +232,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	public ZkLease acquireLease(String key, Duration wait) {
 		String path = lockPath(key);
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key, path);
-		this.mutex.acquireOrThrow(key, path, lease, wait);
+		this.mutex.acquireOrThrow(key, path, Holder.handle(lease), wait);
 		lease.acquired(this.mutex.entry(path));
 		return lease;
 	}

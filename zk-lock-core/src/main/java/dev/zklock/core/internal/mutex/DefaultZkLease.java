@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.core.internal.Lease;
 
 /**
  * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
@@ -25,7 +26,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	private @Nullable MutexEntry entry;
 
-	private @Nullable Lease lease;
+	private @Nullable HeldNode node;
 
 	public DefaultZkLease(MutexEngine mutex, String key, String path) {
 		this.mutex = mutex;
@@ -35,7 +36,7 @@ public final class DefaultZkLease implements ZkLease {
 
 	public void acquired(@Nullable MutexEntry entry) {
 		this.entry = entry;
-		this.lease = (entry != null) ? entry.lease() : null;
+		this.node = (entry != null) ? entry.node() : null;
 	}
 
 	@Override
@@ -50,19 +51,19 @@ public final class DefaultZkLease implements ZkLease {
 
 	@Override
 	public long fencingToken() {
-		return requireLease().fencingToken();
+		return requireHeldNode().fencingToken();
 	}
 
 	@Override
 	public LeaseState state() {
-		return requireLease().state();
+		return requireHeldNode().state();
 	}
 
 	@Override
 	public void release() {
 		MutexEntry held = this.entry;
 		if (held != null && this.released.compareAndSet(false, true)) {
-			this.mutex.release(held, this);
+			this.mutex.release(held, Holder.handle(this));
 		}
 	}
 
@@ -71,8 +72,8 @@ public final class DefaultZkLease implements ZkLease {
 		return "ZkLease[" + this.path + "]";
 	}
 
-	private Lease requireLease() {
-		Lease current = this.lease;
+	private HeldNode requireHeldNode() {
+		HeldNode current = this.node;
 		if (current == null) {
 			throw new IllegalStateException("Lease on '" + this.key + "' was not acquired");
 		}

@@ -6,7 +6,8 @@ import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
 
@@ -27,7 +28,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		this.mutex.acquire(key(), path(), Thread.currentThread(), deadline, waitForOthers, interrupts);
+		this.mutex.acquire(key(), path(), Holder.currentThread(), deadline, waitForOthers, interrupts);
 	}
 
 	@Override
@@ -36,14 +37,14 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 		if (entry.decrementHolds() > 0) {
 			return;
 		}
-		this.mutex.release(entry, Thread.currentThread());
+		this.mutex.release(entry, Holder.currentThread());
 	}
 
 	@Override
 	public ZkLease toLease() {
 		MutexEntry entry = ownEntry();
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key(), path());
-		entry.transfer(Thread.currentThread(), lease);
+		entry.transfer(Thread.currentThread(), Holder.handle(lease));
 		lease.acquired(entry);
 		return lease;
 	}
@@ -66,7 +67,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	public boolean reenter() {
 		MutexEntry entry = this.mutex.entry(path());
 		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
-			checkNotLost(entry.lease());
+			checkNotLost(entry.node());
 			entry.incrementHolds();
 			return true;
 		}
@@ -88,12 +89,12 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	}
 
 	@Override
-	public Lease heldLease() {
-		Lease lease = ownEntry().lease();
-		if (lease == null) {
+	public HeldNode heldNode() {
+		HeldNode node = ownEntry().node();
+		if (node == null) {
 			throw new IllegalMonitorStateException("Lock '" + key() + "' has no lease");
 		}
-		return lease;
+		return node;
 	}
 
 }

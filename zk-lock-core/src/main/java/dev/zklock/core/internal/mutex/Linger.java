@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.internal.DaemonTimers;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.NodeReaper;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ZkOps;
@@ -47,7 +47,7 @@ final class Linger {
 	/** Tells the client's session. */
 	private final ZkOps ops;
 
-	/** Arms, once per lease, the watch for a revocation request on a kept node. */
+	/** Arms, once per node, the watch for a revocation request on a kept node. */
 	private final Revocations revocations;
 
 	/** Removes an entry whose node went from its table, if nobody else uses it. */
@@ -88,15 +88,15 @@ final class Linger {
 	 * A node started to linger: a revocation request must end the linger, so its data is
 	 * watched from its first linger on (one read, not waited for).
 	 */
-	void watchRevocation(Lease kept) {
+	void watchRevocation(HeldNode kept) {
 		this.revocations.watchLingering(kept);
 	}
 
 	/**
 	 * Delete a node whose linger ended; returns at once, as a release does.
 	 */
-	void delete(Lease lease) {
-		this.reaper.delete(lease.nodePath());
+	void delete(HeldNode node) {
+		this.reaper.delete(node.nodePath());
 	}
 
 	/**

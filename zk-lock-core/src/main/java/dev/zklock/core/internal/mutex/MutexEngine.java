@@ -9,7 +9,8 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
@@ -54,7 +55,7 @@ public final class MutexEngine {
 		return this.entries.get(path);
 	}
 
-	public void acquireOrThrow(String key, String path, Object who, Duration wait) {
+	public void acquireOrThrow(String key, String path, Holder who, Duration wait) {
 		ThreadOwnedLock.acquireOrThrow(key, path, wait, (deadline, waitForOthers, interrupts) -> {
 			acquire(key, path, who, deadline, waitForOthers, interrupts);
 			return who;
@@ -62,17 +63,17 @@ public final class MutexEngine {
 	}
 
 	/**
-	 * Acquire the key for {@code who}: the local slot first, then, unless a lease came
+	 * Acquire the key for {@code who}: the local slot first, then, unless a node came
 	 * with it, a node in ZooKeeper. With {@code waitForOthers} false, one attempt is
 	 * made: no wait for another holder, but ZooKeeper round trips get up to the
 	 * connection timeout.
 	 */
-	public void acquire(String key, String path, Object who, Deadline deadline, boolean waitForOthers,
+	public void acquire(String key, String path, Holder who, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		MutexEntry entry = this.engine.retain(this.entries, key, path);
 		boolean acquired = false;
 		try {
-			MutexEntry.Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
+			Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
 			switch (slot) {
 				case TIMED_OUT ->
 					throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
@@ -87,7 +88,7 @@ public final class MutexEngine {
 			entry.acquiring(Thread.currentThread());
 			try {
 				this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline, waitForOthers, interrupts,
-						(lease) -> entry.held(who, lease));
+						(node) -> entry.held(who, node));
 				acquired = true;
 			}
 			finally {
@@ -108,7 +109,7 @@ public final class MutexEngine {
 	/**
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
-	public void release(MutexEntry entry, Object who) {
+	public void release(MutexEntry entry, Holder who) {
 		MutexEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
 				this.engine.ops.sessionId(), this.engine.reaper);
 		try {
@@ -121,12 +122,11 @@ public final class MutexEngine {
 		finally {
 			this.entries.release(entry);
 		}
-		this.engine.checkLost(entry, release.lease());
+		this.engine.checkLost(entry, release.node());
 	}
 
 	/**
-	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a
-	 * lease.
+	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a node.
 	 */
 	private static String localHolder(MutexEntry entry) {
 		Thread owner = entry.ownerThread();
@@ -142,7 +142,7 @@ public final class MutexEngine {
 	 * tell whether another JVM queues behind it, and its threads now take turns on it.
 	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
 	 */
-	void listHeldNode(MutexEntry entry, Lease held) {
+	void listHeldNode(MutexEntry entry, HeldNode held) {
 		if (this.engine.options.maxLocalHandoffs() <= 0) {
 			entry.heldNodeListFailed(held);
 			return;

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -20,26 +19,28 @@ import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
 /**
  * This JVM's state for one key: the local FIFO queue of threads (or leases) that want it,
- * the one that holds it, and the ZooKeeper {@link Lease} the holder uses.
+ * the one that holds it, and the ZooKeeper {@link HeldNode} the holder uses.
  *
  * <p>
  * The local slot is granted, never grabbed: a releasing holder hands the slot, and with
- * it possibly the lease, to the head of the queue under the entry's state lock. So a
+ * it possibly the node, to the head of the queue under the entry's state lock. So a
  * waiter that times out either was granted (and holds) or was never granted (and leaves
- * the queue); no lease can be left with nobody to release it.
+ * the queue); no node can be left with nobody to release it.
  *
  * <p>
- * With a {@link Linger}, the last local holder's release may keep the lease instead of
- * deleting its node: the entry then <em>lingers</em> (no holder, a lease). The next local
- * acquisition takes the kept lease as if handed off; a child event on the lock path, a
+ * With a {@link Linger}, the last local holder's release may keep the node instead of
+ * deleting it: the entry then <em>lingers</em> (no holder, a node). The next local
+ * acquisition takes the kept node as if handed off; a child event on the lock path, a
  * revocation request, the linger's end or the registry's close deletes the node.
  *
  * <p>
@@ -50,61 +51,41 @@ import dev.zklock.core.internal.TableEntry;
 public final class MutexEntry extends TableEntry {
 
 	/**
-	 * Guards the queue, the holder and the lease. A {@link ReentrantLock}, not a monitor:
+	 * Guards the queue, the holder and the node. A {@link ReentrantLock}, not a monitor:
 	 * a virtual thread that waits on a monitor pins its carrier before JDK 24.
 	 */
 	private final ReentrantLock stateLock = new ReentrantLock();
 
-	private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+	private final ArrayDeque<SlotWaiter> waiters = new ArrayDeque<>();
 
 	/**
-	 * Who holds the local slot: a {@link Thread} or a {@link ZkLease}. Guarded by
-	 * stateLock.
+	 * Who holds the local slot: a thread, a {@link ZkLease}, or a semaphore's permit
+	 * acquisition. Guarded by stateLock.
 	 */
-	private @Nullable Object holder;
+	private @Nullable Holder holder;
+
+	/**
+	 * Whether the slot was last taken for a semaphore's permit acquisition: the entry is
+	 * then a semaphore's guard, and reported as such. Guarded by stateLock.
+	 */
+	private boolean permitGuard;
 
 	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
-	private volatile @Nullable Lease lease;
+	private volatile @Nullable HeldNode node;
 
 	/**
-	 * Whether another participant may queue behind our node. Set from the child list that
-	 * granted it (raised if it showed another participant or armed no watch, cleared if
-	 * not) and raised by each child event after it; both arrive on the client's one event
-	 * thread, in order, so a cleared flag means the child watch that list armed has not
-	 * fired yet.
+	 * Whether another participant may queue behind our node, and the hand-offs made since
+	 * it was seen; its compound changes are made under stateLock.
 	 */
-	private volatile boolean remoteWaiting;
+	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
-	/**
-	 * Whether the mark stands for want of a child watch on the held node (its list armed
-	 * none, or the connection was lost), not for a participant seen: a list of the node
-	 * read with the watch can clear it.
-	 */
-	private volatile boolean watchMissing;
-
-	/**
-	 * The held node a list with the watch is on its way for, if any: until its reply,
-	 * hand-offs are not counted against the bound. Cleared when a participant is seen
-	 * meanwhile.
-	 */
-	private volatile @Nullable Lease listing;
-
-	/** Sends that list. */
+	/** Sends a list of the held node with the child watch, to settle the mark. */
 	private final MutexEngine lister;
 
-	/** Keeps released nodes for a while; null when lingering is off. */
-	private final @Nullable Linger linger;
-
 	/**
-	 * When the current linger ends, in {@link System#nanoTime()}; guarded by stateLock.
+	 * The linger of this entry's node; null when lingering is off. Guarded by stateLock.
 	 */
-	private long lingerEnds;
-
-	/** The linger timer, if one is scheduled; guarded by stateLock. */
-	private @Nullable ScheduledFuture<?> lingerTimer;
-
-	/** When the lease was granted, in {@link System#nanoTime()}; guarded by stateLock. */
-	private long leaseSince;
+	private final @Nullable EntryLinger linger;
 
 	/**
 	 * Set when the registry closes: no slot is granted any more. Written under stateLock.
@@ -120,9 +101,6 @@ public final class MutexEntry extends TableEntry {
 	 */
 	private boolean holderQueued;
 
-	/** Hand-offs made since a remote waiter was noticed; guarded by stateLock. */
-	private int handoffsWhileRemoteWaiting;
-
 	/** The holding thread, for the reentrant fast path; null for leases. */
 	private volatile @Nullable Thread ownerThread;
 
@@ -133,7 +111,7 @@ public final class MutexEntry extends TableEntry {
 
 	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
 		super(key, path);
-		this.linger = linger;
+		this.linger = (linger != null) ? new EntryLinger(linger, this) : null;
 		this.lister = lister;
 	}
 
@@ -152,22 +130,20 @@ public final class MutexEntry extends TableEntry {
 	 * goes.
 	 */
 	@Override
-	public void revocationRequested(Lease lease) {
-		endLingerOf(lease);
+	public void revocationRequested(HeldNode node) {
+		endLingerOf(node);
 	}
 
 	@Override
 	public void noteRemoteWaiter() {
-		// Seen: no list can clear it now, and one on its way must not
-		this.watchMissing = false;
-		this.listing = null;
-		raiseRemoteWaiter();
+		this.mark.seen();
+		endLingerOnMark();
 	}
 
 	@Override
 	public void noteUnwatched() {
-		this.watchMissing = true;
-		raiseRemoteWaiter();
+		this.mark.unwatched();
+		endLingerOnMark();
 	}
 
 	/**
@@ -182,27 +158,21 @@ public final class MutexEntry extends TableEntry {
 		settleUnwatched();
 	}
 
-	private void raiseRemoteWaiter() {
-		Linger linger = this.linger;
-		if (linger == null) {
-			this.remoteWaiting = true;
-			return;
+	/**
+	 * The mark was just raised, before the state lock is taken: a thread re-locking the
+	 * key in a loop sees it at its next reuse and deletes, even while it keeps this
+	 * thread off the state lock. A release that read it clear lingered before this takes
+	 * the state lock, and is ended here.
+	 */
+	private void endLingerOnMark() {
+		if (this.linger != null) {
+			endLinger();
 		}
-		// Raised before the state lock is taken: a thread re-locking the key in a loop
-		// sees it
-		// at its next reuse and deletes, even while it keeps this thread off the state
-		// lock. A
-		// release that read it clear lingered before this takes the state lock, and is
-		// ended
-		// here
-		this.remoteWaiting = true;
-		endLinger();
 	}
 
 	@Override
 	public void noRemoteWaiter() {
-		this.watchMissing = false;
-		this.remoteWaiting = false;
+		this.mark.clear();
 	}
 
 	/**
@@ -215,18 +185,16 @@ public final class MutexEntry extends TableEntry {
 	 * meanwhile too) or clears the mark, its watch telling of the next.
 	 */
 	private void settleUnwatched() {
-		if (!this.watchMissing) {
+		if (!this.mark.isWatchMissing()) {
 			return;
 		}
-		Lease held;
+		HeldNode held;
 		this.stateLock.lock();
 		try {
-			held = this.lease;
-			if (!this.watchMissing || !this.remoteWaiting || held == null || this.holder == null
-					|| this.waiters.isEmpty() || this.listing == held) {
+			held = this.node;
+			if (held == null || this.holder == null || this.waiters.isEmpty() || !this.mark.startListing(held)) {
 				return;
 			}
-			this.listing = held;
 		}
 		finally {
 			this.stateLock.unlock();
@@ -239,25 +207,14 @@ public final class MutexEntry extends TableEntry {
 	 * {@code held} by {@link #settleUnwatched}: the mark is cleared if nobody queues
 	 * behind the node and nobody was seen since the list was sent.
 	 */
-	void heldNodeListed(Lease held, List<String> children) {
+	void heldNodeListed(HeldNode held, List<String> children) {
 		List<String> queue = NodeNames.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(held.nodePath()));
 		// Our node missing from its own list: nothing can be ruled out
 		boolean others = ours < 0 || LockDriver.MUTEX.othersWaitBehind(queue, ours);
 		this.stateLock.lock();
 		try {
-			if (this.listing != held) {
-				return;
-			}
-			this.listing = null;
-			if (this.lease != held) {
-				return;
-			}
-			this.watchMissing = false;
-			if (!others) {
-				this.remoteWaiting = false;
-				this.handoffsWhileRemoteWaiting = 0;
-			}
+			this.mark.listed(held, this.node == held, others);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -269,13 +226,10 @@ public final class MutexEntry extends TableEntry {
 	 * all): the mark stays, and the bound applies from now on, without another list for
 	 * this node.
 	 */
-	void heldNodeListFailed(Lease held) {
+	void heldNodeListFailed(HeldNode held) {
 		this.stateLock.lock();
 		try {
-			if (this.listing == held) {
-				this.listing = null;
-				this.watchMissing = false;
-			}
+			this.mark.listFailed(held);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -309,8 +263,8 @@ public final class MutexEntry extends TableEntry {
 		return this.ownerThread;
 	}
 
-	public @Nullable Lease lease() {
-		return this.lease;
+	public @Nullable HeldNode node() {
+		return this.node;
 	}
 
 	@Nullable Instant heldSince() {
@@ -333,6 +287,15 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
+	 * Set the owner thread's hold count, for tests only ({@code HoldCountTests}): 2^31 -
+	 * 1 nested holds would take a minute to make one by one. Only the owner thread calls
+	 * this.
+	 */
+	void holdsForTests(int holds) {
+		this.holds = holds;
+	}
+
+	/**
 	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
 	 */
 	@Override
@@ -352,44 +315,23 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * How {@link #acquireSlot} ended.
-	 */
-	enum Slot {
-
-		/** Not granted within the deadline. */
-		TIMED_OUT,
-
-		/** The slot is ours, without a lease: acquire one in ZooKeeper. */
-		GRANTED,
-
-		/**
-		 * The slot is ours with the previous holder's lease: we hold the lock already.
-		 */
-		HANDED_OFF,
-
-		/** The registry was closed while we waited. */
-		CLOSED
-
-	}
-
-	/**
 	 * Take the local slot for {@code who}, waiting in FIFO order until the deadline.
 	 * @return how it ended
 	 */
-	Slot acquireSlot(Object who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
-		Waiter waiter;
-		Linger linger = this.linger;
+	Slot acquireSlot(Holder who, Deadline deadline, Interrupts interrupts) throws InterruptedException {
+		SlotWaiter waiter;
+		EntryLinger linger = this.linger;
 		// Read outside the state lock: it asks Curator, which may take its own locks
-		long reuseSession = (linger != null && this.lease != null) ? linger.sessionIfConnected() : 0;
+		long reuseSession = (linger != null && this.node != null) ? linger.linger().sessionIfConnected() : 0;
 		this.stateLock.lock();
 		try {
 			if (this.closed) {
 				return Slot.CLOSED;
 			}
 			if (this.holder == null && this.waiters.isEmpty()) {
-				this.holder = who;
+				takenBy(who);
 				this.holderQueued = false;
-				Lease kept = this.lease;
+				HeldNode kept = this.node;
 				if (kept != null) {
 					if (isReusable(kept, reuseSession)) {
 						markHeld(who);
@@ -402,7 +344,7 @@ public final class MutexEntry extends TableEntry {
 			if (deadline.isExpired()) {
 				return Slot.TIMED_OUT;
 			}
-			waiter = new Waiter(Thread.currentThread(), who);
+			waiter = new SlotWaiter(Thread.currentThread(), who);
 			this.waiters.addLast(waiter);
 		}
 		finally {
@@ -410,43 +352,7 @@ public final class MutexEntry extends TableEntry {
 		}
 		deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY, "queued behind another holder in this JVM");
 		settleUnwatched();
-		while (!waiter.granted) {
-			long remaining = deadline.remainingNanos();
-			boolean interrupted = Thread.interrupted();
-			if (interrupted) {
-				try {
-					interrupts.interrupted(new InterruptedException());
-				}
-				catch (InterruptedException ex) {
-					if (!leaveQueue(waiter)) {
-						// Granted while we were interrupted: take it, keep the interrupt
-						// for later
-						Thread.currentThread().interrupt();
-						return waiter.outcome;
-					}
-					throw ex;
-				}
-			}
-			if (remaining <= 0) {
-				if (leaveQueue(waiter)) {
-					return Slot.TIMED_OUT;
-				}
-				if (waiter.outcome == Slot.GRANTED) {
-					// Granted a bare slot just as the wait ran out: pass it on rather
-					// than start a ZooKeeper attempt with no time left
-					abandonSlot(who);
-					return Slot.TIMED_OUT;
-				}
-				return waiter.outcome;
-			}
-			if (deadline.isInfinite()) {
-				LockSupport.park(this);
-			}
-			else {
-				LockSupport.parkNanos(this, remaining);
-			}
-		}
-		return waiter.outcome;
+		return waiter.await(this, deadline, interrupts);
 	}
 
 	/**
@@ -461,20 +367,16 @@ public final class MutexEntry extends TableEntry {
 		try {
 			this.closed = true;
 			ended = endLingerIfLingering();
-			Waiter waiter;
+			SlotWaiter waiter;
 			while ((waiter = this.waiters.pollFirst()) != null) {
-				waiter.outcome = Slot.CLOSED;
-				waiter.granted = true;
-				LockSupport.unpark(waiter.thread);
+				waiter.grant(Slot.CLOSED);
+				waiter.wake();
 			}
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		Linger linger = this.linger;
-		if (ended && linger != null) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 		Thread thread = this.acquirer;
 		if (thread != null) {
 			LockSupport.unpark(thread);
@@ -497,10 +399,10 @@ public final class MutexEntry extends TableEntry {
 	/**
 	 * Leave the queue unless already granted. Returns whether we left.
 	 */
-	private boolean leaveQueue(Waiter waiter) {
+	boolean leaveQueue(SlotWaiter waiter) {
 		this.stateLock.lock();
 		try {
-			if (waiter.granted) {
+			if (waiter.isGranted()) {
 				return false;
 			}
 			this.waiters.remove(waiter);
@@ -512,14 +414,16 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Record the newly acquired lease and the holder.
+	 * Record the newly acquired node and the holder.
 	 */
-	void held(Object who, Lease newLease) {
+	void held(Holder who, HeldNode newNode) {
 		this.stateLock.lock();
 		try {
-			this.lease = newLease;
-			this.leaseSince = System.nanoTime();
-			this.handoffsWhileRemoteWaiting = 0;
+			this.node = newNode;
+			if (this.linger != null) {
+				this.linger.nodeTaken();
+			}
+			this.mark.resetCount();
 			markHeld(who);
 		}
 		finally {
@@ -530,60 +434,54 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/** Guarded by stateLock. */
-	private void markHeld(Object who) {
-		this.ownerThread = (who instanceof Thread thread) ? thread : null;
+	private void markHeld(Holder who) {
+		this.ownerThread = who.thread();
 		this.holds = 1;
 		this.heldSince = Instant.now();
 	}
 
 	/**
-	 * Give up the local slot: pass it to the next waiter, with the lease if hand-off is
-	 * allowed, else delete the lease's node first. A lease passes on only while it is
-	 * {@code HELD} on the client's current session: one of a session the client has left
-	 * is never handed out, even before the event that reports it lost.
+	 * Give up the local slot: pass it to the next waiter, with the node if hand-off is
+	 * allowed, else delete the node first. A node passes on only while it is {@code HELD}
+	 * on the client's current session: one of a session the client has left is never
+	 * handed out, even before the event that reports it lost.
 	 */
-	Release releaseSlot(Object who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
-		Linger linger = this.linger;
-		long lingerSession = (linger != null) ? linger.sessionIfConnected() : 0;
-		Waiter granted = null;
-		Lease kept = null;
+	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+		EntryLinger linger = this.linger;
+		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
+		SlotWaiter granted = null;
+		HeldNode kept = null;
 		Release release;
 		this.stateLock.lock();
 		try {
-			if (this.holder != who) {
+			if (!who.equals(this.holder)) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
-			Lease current = this.lease;
+			HeldNode current = this.node;
 			if (current != null) {
 				current.removeRevocationListeners(who);
 			}
-			Waiter next = this.waiters.peekFirst();
+			SlotWaiter next = this.waiters.peekFirst();
 			CompletableFuture<Void> delete = null;
 			boolean handedOff = false;
 			if (current != null) {
-				boolean remote = this.remoteWaiting;
-				// Read after the mark: a participant seen meanwhile clears it first
-				boolean settling = remote && this.listing == current;
-				handedOff = next != null && maxLocalHandoffs > 0 && current.state() == LeaseState.HELD
-						&& current.sessionId() == currentSession
-						&& (!remote || settling || this.handoffsWhileRemoteWaiting < maxLocalHandoffs);
-				if (handedOff) {
-					if (remote) {
-						this.handoffsWhileRemoteWaiting++;
+				handedOff = this.mark.tryPass(current, maxLocalHandoffs, next != null && maxLocalHandoffs > 0
+						&& current.state() == LeaseState.HELD && current.sessionId() == currentSession);
+				// Else the node passes on with the slot
+				if (!handedOff) {
+					if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
+							&& linger.start()) {
+						// Kept: the next local acquisition reuses it, another
+						// participant or a revocation request ends it
+						kept = current;
 					}
-				}
-				else if (next == null && linger != null && !this.closed && isReusable(current, lingerSession)
-						&& startLinger(linger)) {
-					// Kept: the next local acquisition reuses it, another participant
-					// or a revocation request ends it
-					kept = current;
-				}
-				else {
-					this.lease = null;
-					this.handoffsWhileRemoteWaiting = 0;
-					// Sent before the next waiter's create: one session's requests are
-					// applied in order
-					delete = reaper.delete(current.nodePath());
+					else {
+						this.node = null;
+						this.mark.resetCount();
+						// Sent before the next waiter's create: one session's requests
+						// are applied in order
+						delete = reaper.delete(current.nodePath());
+					}
 				}
 			}
 			this.ownerThread = null;
@@ -609,83 +507,47 @@ public final class MutexEntry extends TableEntry {
 		}
 		if (kept != null && linger != null) {
 			// Outside the state lock: it may send a read
-			linger.watchRevocation(kept);
+			linger.linger().watchRevocation(kept);
 		}
 		return release;
 	}
 
 	/**
-	 * Whether a kept lease may back a new hold: no other participant seen queueing and no
-	 * connection loss seen since the last child list read for it with the watch (the one
-	 * that granted it, or one read again by {@link #settleUnwatched}), held on the
-	 * session the client is connected with, not asked for back, and not kept past the
-	 * renewal bound. Guarded by stateLock.
+	 * Whether a kept node may back a new hold: see {@link EntryLinger#mayReuse}; the
+	 * child list that cleared the mark was the one that granted it, or one read again by
+	 * {@link #settleUnwatched}. Guarded by stateLock.
 	 * @param connectedSession the client's session if connected, else 0
 	 */
-	private boolean isReusable(Lease kept, long connectedSession) {
-		Linger linger = this.linger;
-		return linger != null && !this.remoteWaiting && connectedSession != 0 && kept.state() == LeaseState.HELD
-				&& kept.sessionId() == connectedSession && !kept.isRevocationRequested()
-				&& System.nanoTime() - this.leaseSince < linger.renewAfterNanos();
-	}
-
-	/**
-	 * Start or extend the linger of the lease just released. Guarded by stateLock.
-	 * @return whether it lingers; if no timer could be scheduled, it must be deleted
-	 */
-	private boolean startLinger(Linger linger) {
-		this.lingerEnds = System.nanoTime() + linger.nanos();
-		if (this.lingerTimer == null) {
-			try {
-				this.lingerTimer = linger.schedule(this, linger.nanos());
-			}
-			catch (RuntimeException ex) {
-				// The timer is shut down or cannot start a thread: no linger without an
-				// end
-				return false;
-			}
-		}
-		return true;
+	private boolean isReusable(HeldNode kept, long connectedSession) {
+		EntryLinger linger = this.linger;
+		return linger != null && linger.mayReuse(kept, connectedSession, this.mark.isRaised());
 	}
 
 	/**
 	 * The linger timer: end the linger if it is over, else look again when it should be.
 	 */
 	void lingerTimerFired() {
-		Linger linger = this.linger;
+		EntryLinger linger = this.linger;
 		if (linger == null) {
 			return;
 		}
 		boolean ended = false;
 		this.stateLock.lock();
 		try {
-			this.lingerTimer = null;
-			if (lingers()) {
-				long remaining = this.lingerEnds - System.nanoTime();
-				if (remaining > 0) {
-					try {
-						this.lingerTimer = linger.schedule(this, remaining);
-					}
-					catch (RuntimeException ex) {
-						ended = endLingerIfLingering();
-					}
-				}
-				else {
-					ended = endLingerIfLingering();
-				}
+			linger.timerFired();
+			if (lingers() && linger.timerFiredWhileLingering()) {
+				ended = endLingerIfLingering();
 			}
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		if (ended) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 	}
 
 	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
 	private boolean lingers() {
-		return this.holder == null && this.lease != null;
+		return this.holder == null && this.node != null;
 	}
 
 	@Override
@@ -704,7 +566,7 @@ public final class MutexEntry extends TableEntry {
 	 * @return whether a linger ended, so that the entry may now be idle
 	 */
 	private boolean endLingerIfLingering() {
-		Lease kept = this.lease;
+		HeldNode kept = this.node;
 		if (this.holder != null || kept == null) {
 			return false;
 		}
@@ -713,31 +575,33 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/** Guarded by stateLock. */
-	private void endLinger(Lease kept) {
-		this.lease = null;
-		this.handoffsWhileRemoteWaiting = 0;
-		ScheduledFuture<?> timer = this.lingerTimer;
-		if (timer != null) {
-			// Not needed any more: let go of the entry now rather than at the deadline
-			timer.cancel(false);
-			this.lingerTimer = null;
-		}
-		Linger linger = this.linger;
+	private void endLinger(HeldNode kept) {
+		this.node = null;
+		this.mark.resetCount();
+		EntryLinger linger = this.linger;
 		if (linger != null) {
-			linger.delete(kept);
+			linger.end(kept);
+		}
+	}
+
+	/** A linger ended: let the entry leave its table if nobody uses it. */
+	private void retireIf(boolean lingerEnded) {
+		EntryLinger linger = this.linger;
+		if (lingerEnded && linger != null) {
+			linger.linger().retire(this);
 		}
 	}
 
 	/**
 	 * Under the state lock, so that a linger's re-take cannot come between the test and
-	 * the change: a lease that lingers is lost unheard, and its linger ends.
+	 * the change: a node that lingers is lost unheard, and its linger ends.
 	 */
 	@Override
-	public boolean loseDeletedLease(Lease deleted) {
+	public boolean loseDeletedNode(HeldNode deleted) {
 		boolean ended;
 		this.stateLock.lock();
 		try {
-			if (this.lease != deleted || !deleted.loseDeleted()) {
+			if (this.node != deleted || !deleted.loseDeleted()) {
 				return false;
 			}
 			ended = endLingerIfLingering();
@@ -745,10 +609,7 @@ public final class MutexEntry extends TableEntry {
 		finally {
 			this.stateLock.unlock();
 		}
-		Linger linger = this.linger;
-		if (ended && linger != null) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 		return !ended;
 	}
 
@@ -763,22 +624,19 @@ public final class MutexEntry extends TableEntry {
 	 * Delete the kept node now, if the entry lingers on it.
 	 * @param only the node to end the linger of; {@code null} for whichever
 	 */
-	void endLingerOf(@Nullable Lease only) {
-		Linger linger = this.linger;
-		if (linger == null) {
+	void endLingerOf(@Nullable HeldNode only) {
+		if (this.linger == null) {
 			return;
 		}
 		boolean ended;
 		this.stateLock.lock();
 		try {
-			ended = (only == null || this.lease == only) && endLingerIfLingering();
+			ended = (only == null || this.node == only) && endLingerIfLingering();
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		if (ended) {
-			linger.retire(this);
-		}
+		retireIf(ended);
 	}
 
 	/**
@@ -799,25 +657,25 @@ public final class MutexEntry extends TableEntry {
 
 	/**
 	 * Move the hold of the owner thread, held once, to another holder (a
-	 * {@link ZkLease}): the slot, the lease and the hold time carry over, only who holds
+	 * {@link ZkLease}): the slot, the node and the hold time carry over, only who holds
 	 * changes.
 	 */
-	void transfer(Thread from, Object to) {
+	void transfer(Thread from, Holder to) {
 		this.stateLock.lock();
 		try {
-			if (this.holder != from || this.ownerThread != from) {
+			if (!Holder.thread(from).equals(this.holder) || this.ownerThread != from) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
 			}
 			if (this.holds != 1) {
 				throw new IllegalStateException("Lock '" + key() + "' is held " + this.holds + " times by "
 						+ from.getName() + "; only an outermost hold can be handed to a lease");
 			}
-			this.holder = to;
+			takenBy(to);
 			this.ownerThread = null;
 			this.holds = 0;
-			Lease current = this.lease;
+			HeldNode current = this.node;
 			if (current != null) {
-				current.removeRevocationListeners(from);
+				current.removeRevocationListeners(Holder.thread(from));
 			}
 		}
 		finally {
@@ -833,17 +691,17 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	/**
-	 * Give up the slot after a failed acquisition: no lease was taken, the next waiter
+	 * Give up the slot after a failed acquisition: no node was taken, the next waiter
 	 * tries.
 	 */
-	void abandonSlot(Object who) {
-		Waiter granted = null;
+	void abandonSlot(Holder who) {
+		SlotWaiter granted = null;
 		this.stateLock.lock();
 		try {
-			if (this.holder != who) {
+			if (!who.equals(this.holder)) {
 				return;
 			}
-			Waiter next = this.waiters.pollFirst();
+			SlotWaiter next = this.waiters.pollFirst();
 			if (next != null) {
 				granted = grant(next, Slot.GRANTED);
 			}
@@ -862,12 +720,17 @@ public final class MutexEntry extends TableEntry {
 	 * is released.
 	 * @return the waiter granted
 	 */
-	private Waiter grant(Waiter next, Slot outcome) {
-		this.holder = next.who;
+	private SlotWaiter grant(SlotWaiter next, Slot outcome) {
+		takenBy(next.who);
 		this.holderQueued = true;
-		next.outcome = outcome;
-		next.granted = true;
+		next.grant(outcome);
 		return next;
+	}
+
+	/** Guarded by stateLock. */
+	private void takenBy(Holder who) {
+		this.holder = who;
+		this.permitGuard = (who.kind() == Holder.Kind.PERMIT);
 	}
 
 	/**
@@ -875,9 +738,9 @@ public final class MutexEntry extends TableEntry {
 	 * from the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
 	 * itself granted.
 	 */
-	private static void wake(@Nullable Waiter granted) {
+	private static void wake(@Nullable SlotWaiter granted) {
 		if (granted != null) {
-			LockSupport.unpark(granted.thread);
+			granted.wake();
 		}
 	}
 
@@ -885,7 +748,7 @@ public final class MutexEntry extends TableEntry {
 	public boolean isIdle() {
 		this.stateLock.lock();
 		try {
-			return this.holder == null && this.waiters.isEmpty() && this.lease == null;
+			return this.holder == null && this.waiters.isEmpty() && this.node == null;
 		}
 		finally {
 			this.stateLock.unlock();
@@ -893,8 +756,8 @@ public final class MutexEntry extends TableEntry {
 	}
 
 	@Override
-	public void forEachLease(Consumer<Lease> action) {
-		Lease current = this.lease;
+	public void forEachHeldNode(Consumer<HeldNode> action) {
+		HeldNode current = this.node;
 		if (current != null) {
 			action.accept(current);
 		}
@@ -902,13 +765,14 @@ public final class MutexEntry extends TableEntry {
 
 	@Override
 	public LocalLockInfo info() {
-		// One snapshot: a lingering node is one no holder uses
+		// One snapshot: a lingering node is one no holder uses. A semaphore's guard is
+		// the semaphore's, not an exclusive lock of the key
 		this.stateLock.lock();
 		try {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
 			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
-					this.lease, LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+					this.node, this.permitGuard ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.stateLock.unlock();
@@ -918,29 +782,11 @@ public final class MutexEntry extends TableEntry {
 	/**
 	 * What a release did.
 	 *
-	 * @param lease the lease that backed the hold, if any
+	 * @param node the node that backed the hold, if any
 	 * @param delete the first try to delete its node, if it was released in ZooKeeper
-	 * @param handedOff whether the lease passed to the next local waiter
+	 * @param handedOff whether the node passed to the next local waiter
 	 */
-	record Release(@Nullable Lease lease, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
-	}
-
-	private static final class Waiter {
-
-		final Thread thread;
-
-		final Object who;
-
-		/** Written before {@code granted}, read after it. */
-		Slot outcome = Slot.TIMED_OUT;
-
-		volatile boolean granted;
-
-		Waiter(Thread thread, Object who) {
-			this.thread = thread;
-			this.who = who;
-		}
-
+	record Release(@Nullable HeldNode node, @Nullable CompletableFuture<Void> delete, boolean handedOff) {
 	}
 
 }

@@ -7,7 +7,7 @@ import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
 
@@ -80,7 +80,7 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
 			if (entry != null && (entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread())) {
 				// Also a downgrade: a read would join the writer's node
-				checkNotLost(entry.leaseOf(this.write));
+				checkNotLost(entry.heldNodeOf(this.write));
 			}
 			if (this.write && entry != null && entry.local.isWriteLockedByCurrentThread()) {
 				entry.local.writeLock().lock();
@@ -150,12 +150,12 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		}
 
 		@Override
-		public Lease heldLease() {
-			Lease lease = ownEntry().leaseOf(this.write);
-			if (lease == null) {
+		public HeldNode heldNode() {
+			HeldNode node = ownEntry().heldNodeOf(this.write);
+			if (node == null) {
 				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key() + "' has no lease");
 			}
-			return lease;
+			return node;
 		}
 
 		private String side() {

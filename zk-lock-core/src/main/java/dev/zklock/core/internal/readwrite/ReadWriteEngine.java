@@ -8,7 +8,8 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
@@ -126,7 +127,7 @@ public final class ReadWriteEngine {
 			entry.acquiringWrite(Thread.currentThread());
 			try {
 				this.engine.acquireNode(entry, entry.path(), LockDriver.WRITE, deadline, waitForOthers, interrupts,
-						(lease) -> entry.writeAcquired(Thread.currentThread(), lease));
+						(node) -> entry.writeAcquired(Thread.currentThread(), node));
 				acquired = true;
 			}
 			finally {
@@ -177,8 +178,8 @@ public final class ReadWriteEngine {
 	 */
 	private static void forgetListeners(ReadWriteEntry entry) {
 		if (entry.local.getReadHoldCount() == 0 && !entry.local.isWriteLockedByCurrentThread()) {
-			Thread current = Thread.currentThread();
-			entry.forEachLease((lease) -> lease.removeRevocationListeners(current));
+			Holder current = Holder.currentThread();
+			entry.forEachHeldNode((node) -> node.removeRevocationListeners(current));
 		}
 	}
 
@@ -189,7 +190,7 @@ public final class ReadWriteEngine {
 		finally {
 			this.entries.release(entry);
 		}
-		this.engine.checkLost(entry, release.lease());
+		this.engine.checkLost(entry, release.node());
 	}
 
 	/**
@@ -200,7 +201,7 @@ public final class ReadWriteEngine {
 	 * writer is seen, nothing can clear the mark until the node goes, so no more lists.
 	 */
 	void listReadNode(ReadWriteEntry entry) {
-		Lease read = entry.readNodeToList();
+		HeldNode read = entry.readNodeToList();
 		if (read != null) {
 			this.engine.ops.getChildren(entry.path(), this.engine.watches,
 					(children) -> entry.readNodeListed(read, children));

@@ -24,10 +24,11 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
 /**
@@ -71,12 +72,12 @@ public final class ReadWriteEntry extends TableEntry {
 	 */
 	private int joining;
 
-	private volatile @Nullable Lease readLease;
+	private volatile @Nullable HeldNode readNode;
 
 	/**
 	 * The writer's node, and after a downgrade the node that covers the remaining reads.
 	 */
-	private volatile @Nullable Lease writeLease;
+	private volatile @Nullable HeldNode writeNode;
 
 	/** The thread holding the write side, if any. */
 	private volatile @Nullable Thread writer;
@@ -85,14 +86,13 @@ public final class ReadWriteEntry extends TableEntry {
 	private volatile @Nullable Thread acquirer;
 
 	/**
-	 * Joins since another JVM was seen waiting behind the read node. Guarded by state.
+	 * Whether another JVM may wait behind the read node, and the joins made since it was
+	 * seen; the count is guarded by state.
 	 */
-	private int joinsWhileRemoteWaiting;
-
-	private volatile boolean remoteWaiting;
+	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
 	/** The read node a list has shown a write node behind, if any. */
-	private volatile @Nullable Lease writerBehind;
+	private volatile @Nullable HeldNode writerBehind;
 
 	private volatile boolean closed;
 
@@ -221,15 +221,15 @@ public final class ReadWriteEntry extends TableEntry {
 					if (this.closed && !reentrant) {
 						return Join.CLOSED;
 					}
-					boolean covered = this.readLease != null || this.writeLease != null;
+					boolean covered = this.readNode != null || this.writeNode != null;
 					// As for a hand-off: only a node known held on the client's session
 					// is joined
 					boolean joinable = reentrant
-							|| (isHeldOn(this.readLease, currentSession) || isHeldOn(this.writeLease, currentSession))
-									&& (!this.remoteWaiting || this.joinsWhileRemoteWaiting < maxJoins);
+							|| (isHeldOn(this.readNode, currentSession) || isHeldOn(this.writeNode, currentSession))
+									&& this.mark.allowsPass(maxJoins);
 					if (covered && joinable) {
-						if (this.remoteWaiting && !reentrant) {
-							this.joinsWhileRemoteWaiting++;
+						if (this.mark.isRaised() && !reentrant) {
+							this.mark.countPass();
 						}
 						countReadHold();
 						return Join.JOINED;
@@ -272,8 +272,8 @@ public final class ReadWriteEntry extends TableEntry {
 		}
 	}
 
-	private static boolean isHeldOn(@Nullable Lease lease, long session) {
-		return lease != null && lease.state() == LeaseState.HELD && lease.sessionId() == session;
+	private static boolean isHeldOn(@Nullable HeldNode node, long session) {
+		return node != null && node.state() == LeaseState.HELD && node.sessionId() == session;
 	}
 
 	/** Guarded by state. */
@@ -286,12 +286,12 @@ public final class ReadWriteEntry extends TableEntry {
 	/**
 	 * The read acquirer got the read node: every waiting reader joins it.
 	 */
-	void readAcquired(Lease lease) {
+	void readAcquired(HeldNode node) {
 		this.state.lock();
 		try {
-			this.readLease = lease;
+			this.readNode = node;
 			this.acquirer = null;
-			this.joinsWhileRemoteWaiting = 0;
+			this.mark.resetCount();
 			countReadHold();
 			this.changed.signalAll();
 		}
@@ -318,25 +318,25 @@ public final class ReadWriteEntry extends TableEntry {
 
 	/**
 	 * End a read hold; the last one deletes the node that covered the reads.
-	 * @return the lease that covered the hold, and the delete if one was sent
+	 * @return the node that covered the hold, and the delete if one was sent
 	 */
 	Release leaveRead(NodeReaper reaper) {
 		this.state.lock();
 		try {
-			Lease covering = (this.readLease != null) ? this.readLease : this.writeLease;
+			HeldNode covering = (this.readNode != null) ? this.readNode : this.writeNode;
 			CompletableFuture<Void> delete = null;
 			if (--this.readHolds == 0) {
-				Lease read = this.readLease;
+				HeldNode read = this.readNode;
 				if (read != null) {
-					this.readLease = null;
-					this.remoteWaiting = false;
+					this.readNode = null;
+					this.mark.lower();
 					delete = reaper.delete(read.nodePath());
 				}
-				Lease write = this.writeLease;
+				HeldNode write = this.writeNode;
 				if (write != null && this.writer == null) {
 					// Kept after a downgrade for the reads that followed it: they are
 					// done
-					this.writeLease = null;
+					this.writeNode = null;
 					delete = reaper.delete(write.nodePath());
 				}
 				if (this.writer == null) {
@@ -361,10 +361,10 @@ public final class ReadWriteEntry extends TableEntry {
 	/**
 	 * The writer got its node.
 	 */
-	void writeAcquired(Thread thread, Lease lease) {
+	void writeAcquired(Thread thread, HeldNode node) {
 		this.state.lock();
 		try {
-			this.writeLease = lease;
+			this.writeNode = node;
 			this.writer = thread;
 			this.heldSince = Instant.now();
 		}
@@ -376,23 +376,23 @@ public final class ReadWriteEntry extends TableEntry {
 	/**
 	 * End the outermost write hold. Reads the writer took meanwhile keep its node: it
 	 * covers them until the last of them ends.
-	 * @return the writer's lease, and its delete if one was sent
+	 * @return the writer's node, and its delete if one was sent
 	 */
 	Release leaveWrite(NodeReaper reaper) {
 		this.state.lock();
 		try {
-			Lease lease = this.writeLease;
+			HeldNode node = this.writeNode;
 			this.writer = null;
 			CompletableFuture<Void> delete = null;
 			if (this.readHolds == 0) {
 				this.heldSince = null;
-				if (lease != null) {
-					this.writeLease = null;
-					delete = reaper.delete(lease.nodePath());
+				if (node != null) {
+					this.writeNode = null;
+					delete = reaper.delete(node.nodePath());
 				}
 			}
 			this.changed.signalAll();
-			return new Release(lease, delete);
+			return new Release(node, delete);
 		}
 		finally {
 			this.state.unlock();
@@ -400,15 +400,15 @@ public final class ReadWriteEntry extends TableEntry {
 	}
 
 	/**
-	 * The lease behind the current thread's hold: the write node for the writer, else the
+	 * The node behind the current thread's hold: the write node for the writer, else the
 	 * node covering the reads.
 	 */
-	@Nullable Lease leaseOf(boolean write) {
-		Lease write0 = this.writeLease;
+	@Nullable HeldNode heldNodeOf(boolean write) {
+		HeldNode write0 = this.writeNode;
 		if (write) {
 			return write0;
 		}
-		Lease read = this.readLease;
+		HeldNode read = this.readNode;
 		return (read != null) ? read : write0;
 	}
 
@@ -426,7 +426,7 @@ public final class ReadWriteEntry extends TableEntry {
 
 	@Override
 	public void noteRemoteWaiter() {
-		this.remoteWaiting = true;
+		this.mark.raise();
 	}
 
 	@Override
@@ -438,17 +438,17 @@ public final class ReadWriteEntry extends TableEntry {
 	 * The read node that this JVM's readers join, if it holds one without a write node:
 	 * only behind a read node can another participant queue without waiting for it.
 	 */
-	private @Nullable Lease readNode() {
-		return (this.writeLease == null) ? this.readLease : null;
+	private @Nullable HeldNode soleReadNode() {
+		return (this.writeNode == null) ? this.readNode : null;
 	}
 
 	/**
 	 * The read node to list the children for, if the mark is raised while it is held and
 	 * no list has shown a write node behind it.
 	 */
-	@Nullable Lease readNodeToList() {
-		Lease read = readNode();
-		return (this.remoteWaiting && read != null && read != this.writerBehind) ? read : null;
+	@Nullable HeldNode readNodeToList() {
+		HeldNode read = soleReadNode();
+		return (this.mark.isRaised() && read != null && read != this.writerBehind) ? read : null;
 	}
 
 	/**
@@ -456,7 +456,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 * {@code read} was the read node and the mark raised: if no write node waits behind
 	 * it, the mark was raised by another JVM's reader, and is cleared.
 	 */
-	void readNodeListed(Lease read, List<String> children) {
+	void readNodeListed(HeldNode read, List<String> children) {
 		List<String> queue = NodeNames.inQueueOrder(children);
 		int ours = queue.indexOf(ZKPaths.getNodeFromPath(read.nodePath()));
 		if (ours < 0) {
@@ -475,18 +475,17 @@ public final class ReadWriteEntry extends TableEntry {
 	 * Clear the mark, if {@code read} is still the read node (any node, if null), and let
 	 * the readers it held back join again: nobody else queues now.
 	 */
-	private void clearRemoteWaiter(@Nullable Lease read) {
-		if (!this.remoteWaiting) {
+	private void clearRemoteWaiter(@Nullable HeldNode read) {
+		if (!this.mark.isRaised()) {
 			return;
 		}
 		this.state.lock();
 		try {
-			if (read != null && readNode() != read) {
+			if (read != null && soleReadNode() != read) {
 				// Listed for a node that went: the next node's own list tells
 				return;
 			}
-			this.remoteWaiting = false;
-			this.joinsWhileRemoteWaiting = 0;
+			this.mark.clearAndReset();
 			this.changed.signalAll();
 		}
 		finally {
@@ -495,7 +494,7 @@ public final class ReadWriteEntry extends TableEntry {
 	}
 
 	@Override
-	public void leasesChanged() {
+	public void heldNodesChanged() {
 		// Readers wait to join a node that is not known held (during an outage); the
 		// reconnect that makes it HELD again is their signal
 		this.state.lock();
@@ -533,7 +532,7 @@ public final class ReadWriteEntry extends TableEntry {
 	public boolean isIdle() {
 		this.state.lock();
 		try {
-			return this.readHolds == 0 && this.readLease == null && this.writeLease == null && this.acquirer == null
+			return this.readHolds == 0 && this.readNode == null && this.writeNode == null && this.acquirer == null
 					&& this.writer == null && !this.local.isWriteLocked() && this.local.getReadLockCount() == 0
 					&& !this.local.hasQueuedThreads();
 		}
@@ -559,12 +558,12 @@ public final class ReadWriteEntry extends TableEntry {
 	}
 
 	@Override
-	public void forEachLease(Consumer<Lease> action) {
-		Lease read = this.readLease;
+	public void forEachHeldNode(Consumer<HeldNode> action) {
+		HeldNode read = this.readNode;
 		if (read != null) {
 			action.accept(read);
 		}
-		Lease write = this.writeLease;
+		HeldNode write = this.writeNode;
 		if (write != null) {
 			action.accept(write);
 		}
@@ -582,16 +581,16 @@ public final class ReadWriteEntry extends TableEntry {
 			this.state.unlock();
 		}
 		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.heldSince, this.local.getQueueLength(),
-				leaseOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
+				heldNodeOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
 	}
 
 	/**
 	 * What ending a hold did.
 	 *
-	 * @param lease the lease that backed the hold, if any
+	 * @param node the node that backed the hold, if any
 	 * @param delete the first try to delete the node, if the hold was the last it covered
 	 */
-	record Release(@Nullable Lease lease, @Nullable CompletableFuture<Void> delete) {
+	record Release(@Nullable HeldNode node, @Nullable CompletableFuture<Void> delete) {
 	}
 
 }

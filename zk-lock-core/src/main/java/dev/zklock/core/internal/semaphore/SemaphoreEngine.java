@@ -19,7 +19,8 @@ import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.mutex.MutexEngine;
@@ -73,13 +74,13 @@ public final class SemaphoreEngine {
 			// attempt, while its ZooKeeper round trips may
 			Deadline reentries = waitForOthers ? deadline
 					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
-			Lease lease;
+			HeldNode lease;
 			while (true) {
-				Object guard = new Object();
+				Holder guard = Holder.permitGuard();
 				acquireGuard(key, guardPath, guard, deadline, waitForOthers, interrupts);
 				try {
 					MutexEntry held = this.mutex.entry(guardPath);
-					entry.guardedBy((held != null) ? held.lease() : null);
+					entry.guardedBy((held != null) ? held.node() : null);
 					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES),
 							LockDriver.firstN(permits), deadline, waitForOthers, interrupts, entry::acquired);
 					break;
@@ -111,7 +112,7 @@ public final class SemaphoreEngine {
 	/**
 	 * Take the semaphore's guard for {@code guard}, through the mutex engine.
 	 */
-	private void acquireGuard(String key, String guardPath, Object guard, Deadline deadline, boolean waitForOthers,
+	private void acquireGuard(String key, String guardPath, Holder guard, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		try {
 			this.mutex.acquire(key, guardPath, guard, deadline, waitForOthers, interrupts);
@@ -128,7 +129,7 @@ public final class SemaphoreEngine {
 	 * Let go of the guard. A guard lost with its session is no failure of the lease: a
 	 * lease holds by its own place among the leases, which only ever grow behind it.
 	 */
-	private void releaseGuard(String guardPath, Object guard) {
+	private void releaseGuard(String guardPath, Holder guard) {
 		MutexEntry held = this.mutex.entry(guardPath);
 		if (held == null) {
 			return;
@@ -144,7 +145,7 @@ public final class SemaphoreEngine {
 	/**
 	 * Release a lease: delete its node, then apply the lost-lock policy.
 	 */
-	void release(SemaphoreEntry entry, Lease lease) {
+	void release(SemaphoreEntry entry, HeldNode lease) {
 		try {
 			entry.released(lease);
 			this.engine.awaitDelete(this.engine.reaper.delete(lease.nodePath()));

@@ -13,7 +13,7 @@ import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.internal.AcquireFailure;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.TableEntry;
 
 /**
@@ -23,7 +23,7 @@ import dev.zklock.core.internal.TableEntry;
  */
 final class SemaphoreEntry extends TableEntry {
 
-	private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
+	private final Set<HeldNode> leases = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
@@ -38,7 +38,7 @@ final class SemaphoreEntry extends TableEntry {
 	 * while none does. Only the caller holding the guard (one at a time: they queue for
 	 * it locally) sets and reads it.
 	 */
-	private volatile @Nullable Lease guard;
+	private volatile @Nullable HeldNode guard;
 
 	SemaphoreEntry(String key, String path) {
 		super(key, path);
@@ -47,7 +47,7 @@ final class SemaphoreEntry extends TableEntry {
 	/**
 	 * Note the guard the calling thread holds now, or that it holds none any more.
 	 */
-	void guardedBy(@Nullable Lease guard) {
+	void guardedBy(@Nullable HeldNode guard) {
 		this.guard = guard;
 	}
 
@@ -61,7 +61,7 @@ final class SemaphoreEntry extends TableEntry {
 	 */
 	@Override
 	public void checkSession(long session) throws AcquireFailure {
-		Lease held = this.guard;
+		HeldNode held = this.guard;
 		if (held == null || held.sessionId() != session || held.state() == LeaseState.LOST) {
 			throw new GuardLost();
 		}
@@ -72,14 +72,14 @@ final class SemaphoreEntry extends TableEntry {
 		this.permits = permits;
 	}
 
-	void acquired(Lease lease) {
+	void acquired(HeldNode lease) {
 		if (this.leases.isEmpty()) {
 			this.heldSince = Instant.now();
 		}
 		this.leases.add(lease);
 	}
 
-	void released(Lease lease) {
+	void released(HeldNode lease) {
 		this.leases.remove(lease);
 		if (this.leases.isEmpty()) {
 			this.heldSince = null;
@@ -117,7 +117,7 @@ final class SemaphoreEntry extends TableEntry {
 	}
 
 	@Override
-	public void forEachLease(Consumer<Lease> action) {
+	public void forEachHeldNode(Consumer<HeldNode> action) {
 		this.leases.forEach(action);
 	}
 
@@ -139,7 +139,7 @@ final class SemaphoreEntry extends TableEntry {
 
 	@Override
 	public LocalLockInfo info() {
-		Lease first = this.leases.stream().findFirst().orElse(null);
+		HeldNode first = this.leases.stream().findFirst().orElse(null);
 		return snapshot(isHeld(), null, this.heldSince, this.waiting.get(), first, LockKind.SEMAPHORE,
 				this.leases.size(), this.permits, false);
 	}

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.internal.Lease;
+import dev.zklock.core.internal.HeldNode;
 
 /**
  * A lease on one permit of a semaphore: its own node among the semaphore's leases,
@@ -16,11 +16,11 @@ final class SemaphoreLease implements ZkLease {
 
 	private final SemaphoreEntry entry;
 
-	private final Lease lease;
+	private final HeldNode lease;
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	SemaphoreLease(SemaphoreEngine engine, SemaphoreEntry entry, Lease lease) {
+	SemaphoreLease(SemaphoreEngine engine, SemaphoreEntry entry, HeldNode lease) {
 		this.engine = engine;
 		this.entry = entry;
 		this.lease = lease;

@@ -12,7 +12,7 @@ import dev.zklock.core.LeaseState;
  * ({@link TableEntry}), not to a thread, so it can pass from one local holder to the
  * next.
  */
-public final class Lease {
+public final class HeldNode {
 
 	private static final String SESSION_EXPIRED = "the ZooKeeper session expired";
 
@@ -28,7 +28,7 @@ public final class Lease {
 	private volatile LeaseState state = LeaseState.HELD;
 
 	/**
-	 * What made the lease {@link LeaseState#LOST}, once it is. Written under
+	 * What made the node {@link LeaseState#LOST}, once it is. Written under
 	 * {@link #stateLock}.
 	 */
 	private volatile String lostBecause = SESSION_EXPIRED;
@@ -52,7 +52,7 @@ public final class Lease {
 	/** Whether the node's data is watched for a revocation request. */
 	private final AtomicBoolean revocationWatched = new AtomicBoolean();
 
-	Lease(String nodePath, long fencingToken, long sessionId) {
+	HeldNode(String nodePath, long fencingToken, long sessionId) {
 		this.nodePath = nodePath;
 		this.fencingToken = fencingToken;
 		this.sessionId = sessionId;
@@ -84,7 +84,7 @@ public final class Lease {
 	 * @return whether the node's data must now be watched: the first listener arms the
 	 * watch
 	 */
-	boolean addRevocationListener(Object holder, Runnable listener) {
+	boolean addRevocationListener(Holder holder, Runnable listener) {
 		boolean requested;
 		this.revocationLock.lock();
 		try {
@@ -102,7 +102,7 @@ public final class Lease {
 
 	/**
 	 * Whether the node's data must now be watched for a revocation request: {@code true}
-	 * once per lease, for the first listener or the first linger.
+	 * once per node, for the first listener or the first linger.
 	 */
 	boolean watchRevocation() {
 		// Read first: a lingering node passes here at every release
@@ -112,12 +112,12 @@ public final class Lease {
 	/**
 	 * Forget the listeners of a holder whose hold ended.
 	 */
-	public void removeRevocationListeners(Object holder) {
+	public void removeRevocationListeners(Holder holder) {
 		if (this.revocationListeners.isEmpty()) {
 			// Every release passes here; most holds never listened
 			return;
 		}
-		this.revocationListeners.removeIf((revocable) -> revocable.holder() == holder);
+		this.revocationListeners.removeIf((revocable) -> revocable.holder().equals(holder));
 	}
 
 	/**
@@ -175,14 +175,14 @@ public final class Lease {
 	}
 
 	/**
-	 * What made the lease {@link LeaseState#LOST}: its session expired, or another client
+	 * What made the node {@link LeaseState#LOST}: its session expired, or another client
 	 * deleted its node.
 	 */
 	String lostBecause() {
 		return this.lostBecause;
 	}
 
-	private record Revocable(Object holder, Runnable listener) {
+	private record Revocable(Holder holder, Runnable listener) {
 	}
 
 }
