@@ -1,12 +1,15 @@
 package dev.zklock.core.internal.mutex;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLockRegistry;
+import dev.zklock.core.internal.GuardedMulti;
 import dev.zklock.core.internal.Lease;
 
 /**
@@ -56,6 +59,19 @@ public final class DefaultZkLease implements ZkLease {
 	@Override
 	public LeaseState state() {
 		return requireLease().state();
+	}
+
+	/**
+	 * Any thread may use it until the lease is released.
+	 */
+	@Override
+	public GuardedTransaction guardedTransaction() {
+		return new GuardedMulti(this.mutex.ops(), () -> {
+			if (this.released.get()) {
+				throw new IllegalStateException("Lease on '" + this.key + "' was released");
+			}
+			return List.of(new GuardedMulti.HeldNode(this.key, this.path, requireLease()));
+		});
 	}
 
 	@Override

@@ -9,6 +9,7 @@ import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its
@@ -85,6 +86,11 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public Revocations revocations() {
 		return this.mutex.revocations();
+	}
+
+	@Override
+	public ZkOps ops() {
+		return this.mutex.ops();
 	}
 
 	@Override

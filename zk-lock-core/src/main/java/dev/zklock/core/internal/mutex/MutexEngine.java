@@ -14,6 +14,7 @@ import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose
@@ -45,6 +46,13 @@ public final class MutexEngine {
 
 	Revocations revocations() {
 		return this.engine.revocations;
+	}
+
+	/**
+	 * Where the guarded transactions of its holds are sent.
+	 */
+	ZkOps ops() {
+		return this.engine.ops;
 	}
 
 	/**

@@ -22,6 +22,7 @@ import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.Lease;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
+import dev.zklock.core.internal.ZkOps;
 import dev.zklock.core.internal.mutex.MutexEngine;
 import dev.zklock.core.internal.mutex.MutexEntry;
 
@@ -144,6 +145,13 @@ public final class SemaphoreEngine {
 	/**
 	 * Release a lease: delete its node, then apply the lost-lock policy.
 	 */
+	/**
+	 * Where the guarded transactions of its holds are sent.
+	 */
+	ZkOps ops() {
+		return this.engine.ops;
+	}
+
 	void release(SemaphoreEntry entry, Lease lease) {
 		try {
 			entry.released(lease);
