@@ -1,5 +1,7 @@
 package dev.zklock.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by {@link ZkLock#unlock()} (under {@link LostLockPolicy#THROW}) when the lease
  * was {@link LeaseState#LOST} while the lock was held: the ZooKeeper session that owned
@@ -39,6 +41,22 @@ public class LockLostException extends RuntimeException {
 	public LockLostException(String key, String path, long fencingToken, String lostBecause) {
 		super("Lock '" + key + "' (ZooKeeper path " + path + ", fencing token " + fencingToken
 				+ ") was lost while held: " + lostBecause + ", so another participant may have held it too");
+		this.key = key;
+		this.path = path;
+		this.fencingToken = fencingToken;
+	}
+
+	/**
+	 * Create a new instance with a message of its own, for a subclass that says what the
+	 * loss prevented.
+	 * @param message the message
+	 * @param key the lock key
+	 * @param path the ZooKeeper path of the lock
+	 * @param fencingToken the fencing token of the lost lease
+	 * @param cause what revealed the loss, if anything did
+	 */
+	protected LockLostException(String message, String key, String path, long fencingToken, @Nullable Throwable cause) {
+		super(message, cause);
 		this.key = key;
 		this.path = path;
 		this.fencingToken = fencingToken;

@@ -39,6 +39,18 @@ public interface ZkLease extends AutoCloseable {
 	LeaseState state();
 
 	/**
+	 * Return a Curator transaction that applies only while this lease's node stands: its
+	 * multi first checks the ZooKeeper node behind the lease (every key's node, for a
+	 * lease on several keys; the permit's node, for a semaphore's), and fails as a whole
+	 * with {@link GuardedWriteRefusedException} if it is gone (see
+	 * {@link GuardedTransaction}). Any thread may use it until the lease is released;
+	 * releasing the lease while a guarded transaction is in flight is a race the guard
+	 * does not cover (a released node may linger).
+	 * @return the guarded transaction
+	 */
+	GuardedTransaction guardedTransaction();
+
+	/**
 	 * Release the lease, from any thread. Releasing twice is a no-op.
 	 * @throws LockLostException if the lease was lost while held and the registry's
 	 * policy is {@link LostLockPolicy#THROW}

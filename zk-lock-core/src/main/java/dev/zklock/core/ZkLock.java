@@ -106,6 +106,19 @@ public interface ZkLock extends Lock {
 	ZkLease toLease();
 
 	/**
+	 * Return a Curator transaction that applies only while the current thread's hold
+	 * stands: its multi first checks the ZooKeeper node behind the hold, and fails as a
+	 * whole with {@link GuardedWriteRefusedException} if the node is gone (see
+	 * {@link GuardedTransaction}). For a lock on several keys, every key's node is
+	 * checked. For the read side of a read/write lock, the check proves that no writer
+	 * holds the lock, not that no other reader writes. Creating it asks nothing of
+	 * ZooKeeper; the hold is looked up when {@code forOperations} runs, on the thread
+	 * that calls it, which must hold the lock then.
+	 * @return the guarded transaction
+	 */
+	GuardedTransaction guardedTransaction();
+
+	/**
 	 * Return the lock key.
 	 * @return the key
 	 */

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 
 /**
@@ -97,6 +98,16 @@ abstract class HeldLockContext implements LockContext {
 	@Override
 	public boolean isRevocationRequested() {
 		return false;
+	}
+
+	/**
+	 * Only a hold on this thread guards transactions; a lease's context reads no more
+	 * than its tokens and state.
+	 */
+	@Override
+	public GuardedTransaction guardedTransaction() {
+		throw new UnsupportedOperationException("The context of lock '" + this.name + "' on " + this.keys
+				+ " belongs to a lease: use the lease's own guardedTransaction()");
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
@@ -93,6 +94,12 @@ abstract sealed class Holding {
 	abstract boolean isRevocationRequested();
 
 	/**
+	 * A Curator transaction guarded by the hold's nodes: this thread's hold of the locks,
+	 * or the permit's lease.
+	 */
+	abstract GuardedTransaction guardedTransaction();
+
+	/**
 	 * The exclusive locks of some keys, or one side of their read/write locks, as the
 	 * registry takes several in order under one wait, all or nothing.
 	 */
@@ -149,6 +156,11 @@ abstract sealed class Holding {
 		@Override
 		boolean isRevocationRequested() {
 			return this.lock.isRevocationRequested();
+		}
+
+		@Override
+		GuardedTransaction guardedTransaction() {
+			return this.lock.guardedTransaction();
 		}
 
 	}
@@ -214,6 +226,11 @@ abstract sealed class Holding {
 		@Override
 		boolean isRevocationRequested() {
 			return false;
+		}
+
+		@Override
+		GuardedTransaction guardedTransaction() {
+			return lease().guardedTransaction();
 		}
 
 	}

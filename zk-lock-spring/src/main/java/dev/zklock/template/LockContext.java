@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 
 /**
@@ -110,5 +111,26 @@ public interface LockContext {
 	 * @return whether revocation was requested
 	 */
 	boolean isRevocationRequested();
+
+	/**
+	 * Return a Curator transaction that applies only while this invocation's lock is
+	 * held: its multi first checks the ZooKeeper node behind the hold (every key's node,
+	 * with several keys; the permit's node, for a semaphore), and fails as a whole with
+	 * {@link dev.zklock.core.GuardedWriteRefusedException GuardedWriteRefusedException}
+	 * if it is gone, having written nothing. For state kept in ZooKeeper:
+	 *
+	 * <pre class="code">
+	 * LockContext.current().guardedTransaction().forOperations(
+	 *         client.transactionOp().setData().forPath("/shop/stock/" + sku, bytes));
+	 * </pre>
+	 *
+	 * Use it on the thread that runs the method, while it runs, as the rest of the
+	 * context. See {@link GuardedTransaction}.
+	 * @return the guarded transaction
+	 * @throws UnsupportedOperationException for the context of a lease given to
+	 * {@code ZkLockTemplate.runInContext}: use the lease's own
+	 * {@link dev.zklock.core.ZkLease#guardedTransaction() guardedTransaction()}
+	 */
+	GuardedTransaction guardedTransaction();
 
 }

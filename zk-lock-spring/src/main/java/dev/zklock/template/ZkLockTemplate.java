@@ -20,6 +20,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
@@ -722,6 +723,11 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 			return this.definition.revocable() && this.holding.isRevocationRequested();
 		}
 
+		@Override
+		public GuardedTransaction guardedTransaction() {
+			return this.holding.guardedTransaction();
+		}
+
 		/**
 		 * As this thread's context: tokens and state are read from its hold when asked.
 		 */
@@ -882,6 +888,11 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		@Override
 		public LeaseState state() {
 			return this.lease.state();
+		}
+
+		@Override
+		public GuardedTransaction guardedTransaction() {
+			return this.lease.guardedTransaction();
 		}
 
 		/**

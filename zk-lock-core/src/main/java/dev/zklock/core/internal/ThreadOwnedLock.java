@@ -1,11 +1,13 @@
 package dev.zklock.core.internal;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
@@ -151,6 +153,20 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	 * Where revocation requests are watched.
 	 */
 	public abstract Revocations revocations();
+
+	/**
+	 * Where the lock's ZooKeeper requests go.
+	 */
+	public abstract ZkOps ops();
+
+	/**
+	 * The current thread's hold is looked up when the transaction runs, on the thread
+	 * that runs it.
+	 */
+	@Override
+	public final GuardedTransaction guardedTransaction() {
+		return new GuardedMulti(ops(), () -> List.of(new GuardedMulti.Guard(this.key, this.path, heldNode())));
+	}
 
 	@Override
 	public final long fencingToken() {

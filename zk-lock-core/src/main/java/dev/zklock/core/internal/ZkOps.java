@@ -9,6 +9,8 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -277,6 +279,30 @@ public final class ZkOps {
 			future.completeExceptionally(ex);
 		}
 		return future;
+	}
+
+	/**
+	 * A {@code check} of a node's existence, whatever its version, for a multi.
+	 */
+	Op check(String path) {
+		return Op.check(serverPath(path), -1);
+	}
+
+	/**
+	 * Send a multi once, on the client's current handle if that handle's session is
+	 * {@code sessionId}, and wait for its reply. A handle keeps its session for life, so
+	 * the multi can only apply in that session. Not Curator's foreground transaction,
+	 * which resends after a connection loss.
+	 * @return the results, or {@code null} if the current handle has another session (or
+	 * none yet): nothing was sent
+	 * @throws KeeperException as ZooKeeper reports a failed multi
+	 */
+	@Nullable List<OpResult> multiInSession(long sessionId, List<Op> ops) throws Exception {
+		ZooKeeper zooKeeper = zooKeeper();
+		if (zooKeeper.getSessionId() != sessionId) {
+			return null;
+		}
+		return zooKeeper.multi(ops);
 	}
 
 	private ZooKeeper zooKeeper() throws Exception {

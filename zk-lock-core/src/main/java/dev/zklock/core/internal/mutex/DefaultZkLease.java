@@ -1,14 +1,17 @@
 package dev.zklock.core.internal.mutex;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.core.internal.GuardedMulti;
 
 /**
  * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
@@ -57,6 +60,19 @@ public final class DefaultZkLease implements ZkLease {
 	@Override
 	public LeaseState state() {
 		return requireHeldNode().state();
+	}
+
+	/**
+	 * Any thread may use it until the lease is released.
+	 */
+	@Override
+	public GuardedTransaction guardedTransaction() {
+		return new GuardedMulti(this.mutex.ops(), () -> {
+			if (this.released.get()) {
+				throw new IllegalStateException("Lease on '" + this.key + "' was released");
+			}
+			return List.of(new GuardedMulti.Guard(this.key, this.path, requireHeldNode()));
+		});
 	}
 
 	@Override

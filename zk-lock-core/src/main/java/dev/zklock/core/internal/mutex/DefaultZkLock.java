@@ -10,6 +10,7 @@ import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its
@@ -86,6 +87,11 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public Revocations revocations() {
 		return this.mutex.revocations();
+	}
+
+	@Override
+	public ZkOps ops() {
+		return this.mutex.ops();
 	}
 
 	@Override

@@ -9,12 +9,14 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.GuardedMulti;
 
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}, and each side of
@@ -221,6 +223,14 @@ public final class MultiKeyLock implements ZkLock {
 		return false;
 	}
 
+	/**
+	 * Every key's node is checked, in lock order, in one multi.
+	 */
+	@Override
+	public GuardedTransaction guardedTransaction() {
+		return GuardedMulti.allOf(this.locks.stream().map(ZkLock::guardedTransaction).toList());
+	}
+
 	@Override
 	public ZkLease toLease() {
 		MutexEngine mutex = this.mutex;
@@ -330,6 +340,14 @@ public final class MultiKeyLock implements ZkLock {
 				worst = worst.lessCertain(lease.state());
 			}
 			return worst;
+		}
+
+		/**
+		 * Every key's node is checked, in lock order, in one multi.
+		 */
+		@Override
+		public GuardedTransaction guardedTransaction() {
+			return GuardedMulti.allOf(this.leases.stream().map(ZkLease::guardedTransaction).toList());
 		}
 
 		@Override

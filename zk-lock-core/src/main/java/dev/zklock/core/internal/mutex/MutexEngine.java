@@ -15,6 +15,7 @@ import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose
@@ -46,6 +47,13 @@ public final class MutexEngine {
 
 	Revocations revocations() {
 		return this.engine.revocations;
+	}
+
+	/**
+	 * Where the guarded transactions of its holds are sent.
+	 */
+	ZkOps ops() {
+		return this.engine.ops;
 	}
 
 	/**

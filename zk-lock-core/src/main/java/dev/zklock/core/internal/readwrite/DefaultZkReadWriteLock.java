@@ -10,6 +10,7 @@ import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkReadWriteLock} handed out by
@@ -147,6 +148,11 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		@Override
 		public Revocations revocations() {
 			return DefaultZkReadWriteLock.this.engine.revocations();
+		}
+
+		@Override
+		public ZkOps ops() {
+			return DefaultZkReadWriteLock.this.engine.ops();
 		}
 
 		@Override

@@ -13,6 +13,7 @@ import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
 import dev.zklock.core.internal.Revocations;
+import dev.zklock.core.internal.ZkOps;
 
 /**
  * Acquire and release for read/write keys: the local side first, in the fair order of the
@@ -39,6 +40,13 @@ public final class ReadWriteEngine {
 
 	Revocations revocations() {
 		return this.engine.revocations;
+	}
+
+	/**
+	 * Where the guarded transactions of its holds are sent.
+	 */
+	ZkOps ops() {
+		return this.engine.ops;
 	}
 
 	public @Nullable ReadWriteEntry entry(String path) {

@@ -23,6 +23,7 @@ import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
+import dev.zklock.core.internal.ZkOps;
 import dev.zklock.core.internal.mutex.MutexEngine;
 import dev.zklock.core.internal.mutex.MutexEntry;
 
@@ -145,6 +146,13 @@ public final class SemaphoreEngine {
 	/**
 	 * Release a lease: delete its node, then apply the lost-lock policy.
 	 */
+	/**
+	 * Where the guarded transactions of its holds are sent.
+	 */
+	ZkOps ops() {
+		return this.engine.ops;
+	}
+
 	void release(SemaphoreEntry entry, HeldNode lease) {
 		try {
 			entry.released(lease);

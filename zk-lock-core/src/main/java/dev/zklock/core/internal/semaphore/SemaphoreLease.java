@@ -1,9 +1,12 @@
 package dev.zklock.core.internal.semaphore;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
+import dev.zklock.core.internal.GuardedMulti;
 import dev.zklock.core.internal.HeldNode;
 
 /**
@@ -44,6 +47,20 @@ final class SemaphoreLease implements ZkLease {
 	@Override
 	public LeaseState state() {
 		return this.lease.state();
+	}
+
+	/**
+	 * The permit's own node among the semaphore's leases is checked: while it exists,
+	 * this JVM's permit counts. Any thread may use it until the lease is released.
+	 */
+	@Override
+	public GuardedTransaction guardedTransaction() {
+		return new GuardedMulti(this.engine.ops(), () -> {
+			if (this.released.get()) {
+				throw new IllegalStateException("Permit of '" + key() + "' was released");
+			}
+			return List.of(new GuardedMulti.Guard(key(), path(), this.lease));
+		});
 	}
 
 	@Override
