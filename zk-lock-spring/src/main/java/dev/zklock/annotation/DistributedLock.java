@@ -8,6 +8,7 @@ import java.lang.annotation.Target;
 
 import dev.zklock.template.LockContext;
 import dev.zklock.template.LockMode;
+import dev.zklock.template.OnLost;
 
 /**
  * Runs the annotated method only while this JVM holds the ZooKeeper lock for a key.
@@ -176,6 +177,22 @@ public @interface DistributedLock {
 	 * @return whether a revocation request interrupts the method
 	 */
 	boolean revocable() default false;
+
+	/**
+	 * What happens to the method's work when its lock is lost while it runs (the
+	 * ZooKeeper session expired, or another client deleted the lock's node): by default
+	 * ({@link OnLost#CONTINUE}) the method runs on, and the registry's
+	 * {@code LostLockPolicy} decides what its release does. With
+	 * {@link OnLost#INTERRUPT}, the work is stopped as soon as this JVM hears of it: the
+	 * thread running a synchronous method is interrupted (the call then throws
+	 * {@link dev.zklock.core.LockLostException}); a {@code CompletionStage} the method
+	 * returned is completed with that exception; a {@code Mono}, {@code Flux} or suspend
+	 * function is cancelled and fails with it. Before a write, check the lock with
+	 * {@link LockContext#checkHeld()} as well, and fence the write with the token: a
+	 * pause can hide the loss from this JVM until after the write.
+	 * @return what happens to the work when the lock is lost
+	 */
+	OnLost onLost() default OnLost.CONTINUE;
 
 	/**
 	 * Which lock to take on the key: the exclusive lock (the default), or the read or

@@ -7,6 +7,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import dev.zklock.template.LockContext;
+import dev.zklock.template.OnLost;
 
 /**
  * Runs the annotated method only while this JVM holds one of a key's permits: at most
@@ -106,5 +107,13 @@ public @interface DistributedSemaphore {
 	 * @return the fallback method name, empty for none
 	 */
 	String fallback() default "";
+
+	/**
+	 * What happens to the method's work when its permit is lost while it runs (the
+	 * ZooKeeper session expired): see {@link DistributedLock#onLost()}. A permit's node
+	 * is not watched, so only the loss of the session is heard.
+	 * @return what happens to the work when the permit is lost
+	 */
+	OnLost onLost() default OnLost.CONTINUE;
 
 }

@@ -2,8 +2,9 @@ package dev.zklock.aop;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
-import dev.zklock.template.LockMode;
 import dev.zklock.annotation.OnLocked;
+import dev.zklock.template.LockMode;
+import dev.zklock.template.OnLost;
 
 /**
  * The attributes of one lock annotation on a method, whichever annotation it is, so that
@@ -22,9 +23,10 @@ import dev.zklock.annotation.OnLocked;
  * @param permits the semaphore's permits, 0 for a lock
  * @param revocable whether a revocation request interrupts the method; false for a
  * semaphore
+ * @param onLost what a lost lock does to the method's work
  */
 record LockDeclaration(String annotation, String key, String name, String waitAtMost, long waitMs, OnLocked onLocked,
-		String fallback, String holdAtLeast, LockMode mode, int permits, boolean revocable) {
+		String fallback, String holdAtLeast, LockMode mode, int permits, boolean revocable, OnLost onLost) {
 
 	static final String LOCK = "@DistributedLock";
 
@@ -32,13 +34,13 @@ record LockDeclaration(String annotation, String key, String name, String waitAt
 
 	static LockDeclaration of(DistributedLock lock) {
 		return new LockDeclaration(LOCK, lock.key(), lock.name(), lock.waitAtMost(), lock.waitMs(), lock.onLocked(),
-				lock.fallback(), lock.holdAtLeast(), lock.mode(), 0, lock.revocable());
+				lock.fallback(), lock.holdAtLeast(), lock.mode(), 0, lock.revocable(), lock.onLost());
 	}
 
 	static LockDeclaration of(DistributedSemaphore semaphore) {
 		return new LockDeclaration(SEMAPHORE, semaphore.key(), semaphore.name(), semaphore.waitAtMost(),
 				semaphore.waitMs(), semaphore.onLocked(), semaphore.fallback(), "", LockMode.EXCLUSIVE,
-				semaphore.permits(), false);
+				semaphore.permits(), false, semaphore.onLost());
 	}
 
 	boolean isSemaphore() {

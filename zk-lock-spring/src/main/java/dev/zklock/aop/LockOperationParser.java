@@ -158,7 +158,8 @@ final class LockOperationParser {
 				.withHoldAtLeast(holdAtLeast)
 				.withWhenBusy(notAcquired.whenBusy())
 				.withMode(declaration.mode())
-				.withRevocable(declaration.revocable());
+				.withRevocable(declaration.revocable())
+				.withOnLost(declaration.onLost());
 			if (declaration.isSemaphore()) {
 				definition = definition.withPermits(declaration.permits());
 			}

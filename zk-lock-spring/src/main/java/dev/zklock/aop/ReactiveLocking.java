@@ -4,17 +4,21 @@ import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.template.LockDefinition;
+import dev.zklock.template.OnLost;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -54,17 +58,17 @@ final class ReactiveLocking {
 			locked = Flux
 				.usingWhen(Mono.defer(() -> acquire(template, definition, keys)),
 						(acquisition) -> objects(
-								acquisition.run(() -> invoke(template, acquisition, invocation, adapter))),
-						Acquisition::release, (acquisition, failure) -> acquisition.release(), Acquisition::release)
+								acquisition.run(() -> invoke(template, definition, acquisition, invocation, adapter))),
+						Acquisition::release, Acquisition::releaseAfter, Acquisition::release)
 				.onErrorResume(NotAcquiredSignal.class,
 						(signal) -> objects(notAcquired(signal, operation, target, invocation, adapter)));
 		}
 		else {
 			locked = Mono
 				.usingWhen(Mono.defer(() -> acquire(template, definition, keys)),
-						(acquisition) -> Mono
-							.from(objects(acquisition.run(() -> invoke(template, acquisition, invocation, adapter)))),
-						Acquisition::release, (acquisition, failure) -> acquisition.release(), Acquisition::release)
+						(acquisition) -> Mono.from(objects(
+								acquisition.run(() -> invoke(template, definition, acquisition, invocation, adapter)))),
+						Acquisition::release, Acquisition::releaseAfter, Acquisition::release)
 				.onErrorResume(NotAcquiredSignal.class,
 						(signal) -> Mono.from(objects(notAcquired(signal, operation, target, invocation, adapter))));
 		}
@@ -134,7 +138,7 @@ final class ReactiveLocking {
 	 * Call the method for one subscription, through a clone of the invocation, so that a
 	 * second subscription calls it again with the rest of the interceptor chain.
 	 */
-	private static Publisher<?> invoke(ZkLockTemplate template, Acquisition acquisition,
+	private static Publisher<?> invoke(ZkLockTemplate template, LockDefinition definition, Acquisition acquisition,
 			ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
 		Object result;
 		try {
@@ -144,7 +148,30 @@ final class ReactiveLocking {
 		catch (Throwable ex) {
 			return Mono.error(ex);
 		}
-		return (result != null) ? adapter.toPublisher(result) : Mono.empty();
+		Publisher<?> work = (result != null) ? adapter.toPublisher(result) : Mono.empty();
+		return (definition.onLost() == OnLost.INTERRUPT)
+				? stoppedOnLost(template, acquisition.lease(), work, adapter.isMultiValue()) : work;
+	}
+
+	/**
+	 * The work, cancelled when its lease is lost, after which it fails with the loss.
+	 */
+	private static Publisher<?> stoppedOnLost(ZkLockTemplate template, ZkLease lease, Publisher<?> work,
+			boolean multiValue) {
+		AtomicReference<@Nullable LockLostException> lost = new AtomicReference<>();
+		Sinks.One<Boolean> stop = Sinks.one();
+		template.stopOnLost(lease, () -> {
+			lost.set(new LockLostException(lease.key(), lease.path(), lease.fencingToken()));
+			stop.tryEmitValue(true);
+		});
+		Mono<Object> failure = Mono.defer(() -> {
+			LockLostException loss = lost.get();
+			return (loss != null) ? Mono.error(loss) : Mono.empty();
+		});
+		if (multiValue) {
+			return Flux.from(objects(work)).takeUntilOther(stop.asMono()).concatWith(failure);
+		}
+		return Mono.from(objects(work)).takeUntilOther(stop.asMono()).switchIfEmpty(failure);
 	}
 
 	/**
@@ -223,6 +250,16 @@ final class ReactiveLocking {
 				return Mono.empty();
 			}
 			return stream.get();
+		}
+
+		/**
+		 * Release after the stream failed. A stream stopped as its lease was lost fails
+		 * with the loss already; the release's own report of it would only hide that
+		 * under Reactor's "cleanup failed".
+		 */
+		Mono<Void> releaseAfter(Throwable failure) {
+			return release().onErrorResume(LockLostException.class,
+					(lost) -> (failure instanceof LockLostException) ? Mono.empty() : Mono.error(lost));
 		}
 
 		Mono<Void> release() {

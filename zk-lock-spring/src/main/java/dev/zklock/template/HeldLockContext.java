@@ -3,9 +3,11 @@ package dev.zklock.template;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockLostException;
 
 /**
  * The {@link LockContext} of one hold: the keys are known when it begins, tokens and
@@ -24,9 +26,14 @@ abstract class HeldLockContext implements LockContext {
 		this.keys = keys;
 	}
 
-	static HeldLockContext of(String name, List<String> keys, ToLongFunction<String> tokens,
-			Supplier<LeaseState> state) {
+	static HeldLockContext of(String name, List<String> keys, ToLongFunction<String> tokens, Supplier<LeaseState> state,
+			UnaryOperator<String> paths) {
 		return new HeldLockContext(name, keys) {
+
+			@Override
+			String path(String key) {
+				return paths.apply(key);
+			}
 
 			@Override
 			long token(String key) {
@@ -50,6 +57,18 @@ abstract class HeldLockContext implements LockContext {
 	 * Read the least certain state of the keys' leases.
 	 */
 	abstract LeaseState state();
+
+	/**
+	 * Read the state of one key's lease; the least certain of all unless known apart.
+	 */
+	LeaseState state(String key) {
+		return state();
+	}
+
+	/**
+	 * Return the ZooKeeper path of one of the keys' locks.
+	 */
+	abstract String path(String key);
 
 	@Override
 	public String name() {
@@ -90,6 +109,25 @@ abstract class HeldLockContext implements LockContext {
 	@Override
 	public LeaseState leaseState() {
 		return state();
+	}
+
+	@Override
+	public void checkHeld() {
+		LeaseState state = state();
+		if (state == LeaseState.HELD) {
+			return;
+		}
+		String key = this.keys.get(0);
+		for (String candidate : this.keys) {
+			if (state(candidate) == state) {
+				key = candidate;
+				break;
+			}
+		}
+		if (state == LeaseState.LOST) {
+			throw new LockLostException(key, path(key), token(key));
+		}
+		throw new LeaseUncertainException(key, path(key), token(key));
 	}
 
 	/**

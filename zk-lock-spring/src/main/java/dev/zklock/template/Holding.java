@@ -83,6 +83,18 @@ abstract sealed class Holding {
 	abstract LeaseState leaseState();
 
 	/**
+	 * Read the state of one of the keys' leases.
+	 */
+	abstract LeaseState leaseState(String key);
+
+	/**
+	 * Have this JVM watch the hold's nodes, so that a delete by another client makes the
+	 * lease {@link LeaseState#LOST}: one read per node, once. A permit's node is not
+	 * watched: only the loss of its session is heard.
+	 */
+	abstract void watchNodes();
+
+	/**
 	 * Ask to be told, on behalf of this thread's hold, when someone requests it back.
 	 * @throws UnsupportedOperationException for a permit, which is not asked back
 	 */
@@ -146,6 +158,20 @@ abstract sealed class Holding {
 		@Override
 		LeaseState leaseState() {
 			return this.lock.leaseState();
+		}
+
+		@Override
+		LeaseState leaseState(String key) {
+			return this.keyLock.apply(key).leaseState();
+		}
+
+		@Override
+		void watchNodes() {
+			// Listening for requests arms the watch, which hears the delete too
+			this.lock.onRevocationRequested(Locks::ignore);
+		}
+
+		private static void ignore() {
 		}
 
 		@Override
@@ -216,6 +242,15 @@ abstract sealed class Holding {
 				throw new IllegalStateException("No permit of " + this.semaphore.key() + " was acquired");
 			}
 			return acquired;
+		}
+
+		@Override
+		LeaseState leaseState(String key) {
+			return lease().state();
+		}
+
+		@Override
+		void watchNodes() {
 		}
 
 		@Override

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockLostException;
 
 /**
  * The lock held for the current
@@ -103,6 +104,23 @@ public interface LockContext {
 	 * @return the lease state
 	 */
 	LeaseState leaseState();
+
+	/**
+	 * Check, right before a write the lock protects, that the lease is still
+	 * {@code HELD}: a read of what this JVM knows, with no ZooKeeper request. It cannot
+	 * prove the lease is held at the moment of the write (a pause may come between the
+	 * two; fence the write with the {@linkplain #fencingToken() token} for that), but it
+	 * keeps work that this JVM knows to be unprotected from writing.
+	 * <p>
+	 * {@code UNCERTAIN} fails too: the connection is suspended, the session may be
+	 * expiring and another participant may get the lock as soon as it has; a write then
+	 * is exactly the risky case. Wait for the connection and check again, or give up.
+	 * @throws LockLostException if the lease is {@code LOST}: its session expired, or
+	 * another client deleted its node
+	 * @throws LeaseUncertainException if the lease is {@code UNCERTAIN}: the connection
+	 * to ZooKeeper is suspended
+	 */
+	void checkHeld();
 
 	/**
 	 * Return whether someone asked for this lock back, for a method declared

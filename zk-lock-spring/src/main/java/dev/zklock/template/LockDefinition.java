@@ -54,8 +54,10 @@ public final class LockDefinition {
 
 	private final boolean revocable;
 
+	private final OnLost onLost;
+
 	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast, WhenBusy whenBusy,
-			LockMode mode, int permits, boolean revocable) {
+			LockMode mode, int permits, boolean revocable, OnLost onLost) {
 		this.name = name;
 		this.wait = wait;
 		this.holdAtLeast = holdAtLeast;
@@ -63,6 +65,7 @@ public final class LockDefinition {
 		this.mode = mode;
 		this.permits = permits;
 		this.revocable = revocable;
+		this.onLost = onLost;
 	}
 
 	/**
@@ -77,7 +80,7 @@ public final class LockDefinition {
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be blank");
 		}
-		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0, false);
+		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0, false, OnLost.CONTINUE);
 	}
 
 	/**
@@ -102,7 +105,7 @@ public final class LockDefinition {
 					"The wait of lock '" + this.name + "' must not be negative, but was " + wait);
 		}
 		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
-				this.revocable);
+				this.revocable, this.onLost);
 	}
 
 	/**
@@ -129,8 +132,8 @@ public final class LockDefinition {
 		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
 			throw threadOwnedSide(this.name, this.mode);
 		}
-		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits,
-				this.revocable);
+		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits, this.revocable,
+				this.onLost);
 	}
 
 	/**
@@ -152,7 +155,7 @@ public final class LockDefinition {
 					+ "the " + mode + " side of a read/write lock");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits,
-				this.revocable);
+				this.revocable, this.onLost);
 	}
 
 	/**
@@ -179,7 +182,7 @@ public final class LockDefinition {
 					+ "permit: permits are not asked back");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits,
-				this.revocable);
+				this.revocable, this.onLost);
 	}
 
 	/**
@@ -199,7 +202,7 @@ public final class LockDefinition {
 					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
-				revocable);
+				revocable, this.onLost);
 	}
 
 	/**
@@ -208,6 +211,27 @@ public final class LockDefinition {
 	 */
 	public boolean revocable() {
 		return this.revocable;
+	}
+
+	/**
+	 * Return a copy that stops the work when its lease is lost while it runs
+	 * ({@link OnLost#INTERRUPT}), or lets it run on ({@link OnLost#CONTINUE}, the
+	 * default).
+	 * @param onLost what happens to the work when the lease is lost
+	 * @return the new definition
+	 */
+	public LockDefinition withOnLost(OnLost onLost) {
+		Objects.requireNonNull(onLost, "onLost must not be null");
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+				this.revocable, onLost);
+	}
+
+	/**
+	 * Return what happens to the work when its lease is lost while it runs.
+	 * @return {@link OnLost#CONTINUE} unless set
+	 */
+	public OnLost onLost() {
+		return this.onLost;
 	}
 
 	private static IllegalArgumentException threadOwnedSide(String name, LockMode mode) {
@@ -223,7 +247,8 @@ public final class LockDefinition {
 	 */
 	public LockDefinition withWhenBusy(WhenBusy whenBusy) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
-				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits, this.revocable);
+				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits, this.revocable,
+				this.onLost);
 	}
 
 	/**
@@ -296,7 +321,8 @@ public final class LockDefinition {
 		return "LockDefinition[name=" + this.name + ", "
 				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
 				+ ", holdAtLeast=" + this.holdAtLeast + ", whenBusy=" + this.whenBusy
-				+ (this.revocable ? ", revocable" : "") + "]";
+				+ (this.revocable ? ", revocable" : "")
+				+ ((this.onLost != OnLost.CONTINUE) ? ", onLost=" + this.onLost : "") + "]";
 	}
 
 	/**

@@ -2,26 +2,14 @@ package dev.zklock.template;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.GuardedTransaction;
-import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -29,7 +17,6 @@ import dev.zklock.template.observation.DefaultZkLockAcquireObservationConvention
 import dev.zklock.template.observation.DefaultZkLockHeldObservationConvention;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.ZkLockHeldObservationConvention;
-import dev.zklock.template.observation.ZkLockObservationContext;
 import dev.zklock.template.observation.ZkLockObservationDocumentation;
 
 import org.springframework.context.SmartLifecycle;
@@ -85,38 +72,13 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	public static final String HELD_OBSERVATION = "zklock.held";
 
-	/**
-	 * The {@code outcome} of a wait whose caller skips the work while ZooKeeper is
-	 * unavailable.
-	 */
-	private static final String SKIPPED_UNAVAILABLE = "skipped_unavailable";
-
-	private static final ZkLockAcquireObservationConvention DEFAULT_ACQUIRE_CONVENTION = new DefaultZkLockAcquireObservationConvention();
-
-	private static final ZkLockHeldObservationConvention DEFAULT_HELD_CONVENTION = new DefaultZkLockHeldObservationConvention();
-
-	private static final Log logger = LogFactory.getLog(ZkLockTemplate.class);
-
 	private final ZkLockRegistry registry;
 
-	private final ObservationRegistry observationRegistry;
+	private final LockObservations observations;
 
-	private final MinimumHolds minimumHolds = new MinimumHolds("ZkLockTemplate");
+	private final Holds holds;
 
-	private @Nullable ZkLockAcquireObservationConvention acquireObservationConvention;
-
-	private @Nullable ZkLockHeldObservationConvention heldObservationConvention;
-
-	/**
-	 * The holds this template has now, for the names of the keys held. A set of holds,
-	 * not a map by key: every hold of a contended key would otherwise write the same map
-	 * bin under its lock, once taking the key and once giving it up, and the next holder
-	 * would queue there behind the one before, each hand-off a second wait.
-	 */
-	private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
-
-	/** Orders the holds, so that a key held several times is named by its oldest. */
-	private final AtomicLong holdSequence = new AtomicLong();
+	private final Acquirer acquirer;
 
 	/**
 	 * Create a new instance.
@@ -126,7 +88,9 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	public ZkLockTemplate(ZkLockRegistry registry, ObservationRegistry observationRegistry) {
 		this.registry = registry;
-		this.observationRegistry = observationRegistry;
+		this.observations = new LockObservations(observationRegistry);
+		this.holds = new Holds(registry);
+		this.acquirer = new Acquirer(registry, this.observations, this.holds.minimumHolds);
 	}
 
 	/**
@@ -136,7 +100,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param observationConvention the convention, {@code null} for the default
 	 */
 	public void setAcquireObservationConvention(@Nullable ZkLockAcquireObservationConvention observationConvention) {
-		this.acquireObservationConvention = observationConvention;
+		this.observations.setAcquireConvention(observationConvention);
 	}
 
 	/**
@@ -145,7 +109,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param observationConvention the convention, {@code null} for the default
 	 */
 	public void setHeldObservationConvention(@Nullable ZkLockHeldObservationConvention observationConvention) {
-		this.heldObservationConvention = observationConvention;
+		this.observations.setHeldConvention(observationConvention);
 	}
 
 	/**
@@ -211,11 +175,11 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		Holding holding = Holding.of(this.registry, definition, keys);
 		if (definition.holdAtLeast() == null && holding.isHeldByCurrentThread()) {
 			// Reentrant: held already, so neither waited for nor observed again
-			holding.acquire(waitOf(definition));
-			Hold hold = new Hold(definition, holding, keys, null);
+			holding.acquire(this.acquirer.waitOf(definition));
+			Hold hold = new Hold(this.holds, definition, holding, keys, null);
 			return hold.run(task);
 		}
-		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
+		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
 		return hold.run(task);
 	}
 
@@ -273,8 +237,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	@SuppressWarnings("unchecked")
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(LockDefinition definition,
 			Collection<String> keys, LockedTask<S, E> task) throws E {
-		Holding holding = forWorkThatOutlivesTheCall(definition, keys);
-		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
+		Holding holding = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
 		S stage;
 		try {
 			stage = LockContextHolder.runWith(hold, task);
@@ -289,18 +253,24 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		}
 		ZkLease lease;
 		try {
+			hold.watchNodesIfStopped();
 			lease = holding.toLease();
 		}
 		catch (RuntimeException ex) {
-			release(holding, hold, ex);
+			Hold.release(holding, hold, ex);
 			throw ex;
 		}
+		WorkStopper stopper = hold.stopOnLost(lease, () -> WorkStopper.completeWithLoss(stage, lease));
 		// Whatever the stage is (some throw from isDone()), the release follows its
 		// completion
 		try {
-			stage.whenComplete((result, failure) -> hold.endLater(lease));
+			stage.whenComplete((result, failure) -> {
+				hold.unwatch(stopper);
+				hold.endLater(lease);
+			});
 		}
 		catch (RuntimeException | Error ex) {
+			hold.unwatch(stopper);
 			hold.endLater(lease);
 			throw ex;
 		}
@@ -344,14 +314,15 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws IllegalArgumentException if the definition takes a read or write side
 	 */
 	public ZkLease acquireLease(LockDefinition definition, Collection<String> keys) {
-		Holding holding = forWorkThatOutlivesTheCall(definition, keys);
-		Hold hold = new Hold(definition, holding, keys, acquire(definition, holding, keys));
+		Holding holding = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
 		try {
 			// Several keys' tokens can only be read while this thread holds them
 			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
+			hold.watchNodesIfStopped();
 			ZkLease lease = holding.toLease();
-			return new ObservedLease(lease, hold, (context != null) ? context
-					: HeldLockContext.of(definition.name(), hold.keys, (key) -> lease.fencingToken(), lease::state));
+			return new ObservedLease(lease, hold, (context != null) ? context : HeldLockContext.of(definition.name(),
+					hold.keys(), (key) -> lease.fencingToken(), lease::state, (key) -> lease.path()));
 		}
 		catch (RuntimeException | Error ex) {
 			hold.end(ex);
@@ -377,7 +348,25 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		if (!(lease instanceof ObservedLease observed)) {
 			throw new IllegalArgumentException(lease + " did not come from ZkLockTemplate.acquireLease");
 		}
-		return LockContextHolder.runWith(observed.context, task);
+		return LockContextHolder.runWith(observed.context(), task);
+	}
+
+	/**
+	 * Have the work of a lease from {@link #acquireLease} stopped when the lease is lost
+	 * before it is released, if its definition says so ({@link OnLost#INTERRUPT}), for
+	 * callers that run the lease's work themselves (a reactive stream). Nothing happens
+	 * for a definition that lets the work run on.
+	 * @param lease a lease from this template's {@code acquireLease}
+	 * @param stop what stops the work: run at most once, on a thread of its own (not
+	 * ZooKeeper's event thread), and not after the lease is released
+	 * @throws IllegalArgumentException if the lease did not come from
+	 * {@code acquireLease}
+	 */
+	public void stopOnLost(ZkLease lease, Runnable stop) {
+		if (!(lease instanceof ObservedLease observed)) {
+			throw new IllegalArgumentException(lease + " did not come from ZkLockTemplate.acquireLease");
+		}
+		observed.stopOnLost(stop);
 	}
 
 	/**
@@ -402,15 +391,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @return the lock name of each key held through this template
 	 */
 	public Map<String, String> holderNames() {
-		Map<String, Hold> oldest = new HashMap<>();
-		for (Hold hold : this.holds) {
-			for (String key : hold.keys) {
-				oldest.merge(key, hold, (one, other) -> (one.sequence < other.sequence) ? one : other);
-			}
-		}
-		Map<String, String> names = new TreeMap<>();
-		oldest.forEach((key, hold) -> names.put(key, hold.definition.name()));
-		return names;
+		return this.holds.holderNames();
 	}
 
 	/**
@@ -427,7 +408,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		this.minimumHolds.start();
+		this.holds.minimumHolds.start();
 	}
 
 	/**
@@ -444,7 +425,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void stop(Runnable callback) {
-		this.minimumHolds.stop(callback);
+		this.holds.minimumHolds.stop(callback);
 	}
 
 	/**
@@ -454,7 +435,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.minimumHolds.stop();
+		this.holds.minimumHolds.stop();
 	}
 
 	/**
@@ -464,7 +445,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public boolean isRunning() {
-		return this.minimumHolds.isRunning();
+		return this.holds.minimumHolds.isRunning();
 	}
 
 	/**
@@ -488,449 +469,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void close() {
-		this.minimumHolds.close();
-	}
-
-	/**
-	 * What is taken for work that outlives the call must become a lease. A read or write
-	 * side cannot: it belongs to its thread. A lease cannot share a thread's hold, so the
-	 * thread must hold none of the keys' exclusive locks; with a minimum hold this is a
-	 * busy lock, not a misuse: such a lock is not reentrant. A permit is a lease from the
-	 * start.
-	 */
-	private Holding forWorkThatOutlivesTheCall(LockDefinition definition, Collection<String> keys) {
-		if (definition.permits() == 0 && definition.mode() != LockMode.EXCLUSIVE) {
-			throw new IllegalArgumentException("Lock '" + definition.name() + "' takes the " + definition.mode()
-					+ " side of a read/write lock, which belongs to the thread that took it and cannot be held for "
-					+ "work that outlives the call; run the work on this thread (execute), or take an exclusive lock");
-		}
-		Holding holding = Holding.of(this.registry, definition, keys);
-		String held = (definition.permits() == 0 && definition.holdAtLeast() == null) ? heldHere(keys) : null;
-		if (held != null) {
-			throw new IllegalStateException("Cannot lock '" + held + "' for work that outlives this call: the thread "
-					+ Thread.currentThread().getName() + " already holds it, and its hold ends before that work "
-					+ "does. Start the work outside the code that holds '" + held + "'.");
-		}
-		return holding;
-	}
-
-	private Duration waitOf(LockDefinition definition) {
-		Duration wait = definition.maxWait();
-		return (wait != null) ? wait : this.registry.getOptions().defaultWait();
-	}
-
-	/**
-	 * Return the first of the keys this thread holds already, if any.
-	 */
-	private @Nullable String heldHere(Collection<String> keys) {
-		for (String key : keys) {
-			if (this.registry.obtain(key).isHeldByCurrentThread()) {
-				return key;
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * Acquire under the {@code zklock.acquire} observation and start the
-	 * {@code zklock.held} one. If observing fails once the locks are taken, they are
-	 * given back before the failure propagates: no path leaves them held with nobody to
-	 * release them.
-	 * @return the started hold observation
-	 */
-	private Observation acquire(LockDefinition definition, Holding holding, Collection<String> keys) {
-		Observation observation = ZkLockObservationDocumentation.LOCK_ACQUIRE
-			.observation(this.acquireObservationConvention, DEFAULT_ACQUIRE_CONVENTION,
-					() -> new ZkLockObservationContext(ZkLockObservationDocumentation.LOCK_ACQUIRE, definition.name(),
-							definition.kind(), keys),
-					this.observationRegistry)
-			.start();
-		try {
-			if (definition.holdAtLeast() != null) {
-				notStopped(definition, keys);
-			}
-			if (definition.holdAtLeast() != null && definition.permits() == 0) {
-				notHeldHere(definition, keys);
-			}
-			holding.acquire(waitOf(definition));
-		}
-		catch (LockAcquisitionException ex) {
-			String outcome = switch (ex.getReason()) {
-				case HELD_LOCALLY, HELD_REMOTELY -> definition.whenBusy().outcome();
-				// Skipped, as the annotation skips, and counted apart: an outage
-				case NOT_CONNECTED, NO_REPLY ->
-					(definition.whenBusy() == LockDefinition.WhenBusy.SKIP) ? SKIPPED_UNAVAILABLE : "error";
-				default -> "error";
-			};
-			stop(observation, outcome);
-			throw ex;
-		}
-		catch (RuntimeException | Error ex) {
-			stop(observation, "error");
-			throw ex;
-		}
-		try {
-			stop(observation, "acquired");
-			return ZkLockObservationDocumentation.LOCK_HELD
-				.observation(this.heldObservationConvention, DEFAULT_HELD_CONVENTION,
-						() -> new ZkLockObservationContext(ZkLockObservationDocumentation.LOCK_HELD, definition.name(),
-								definition.kind(), keys),
-						this.observationRegistry)
-				.start();
-		}
-		catch (RuntimeException | Error ex) {
-			release(holding, null, ex);
-			throw ex;
-		}
-	}
-
-	/**
-	 * Stop a wait's observation with its outcome, which the convention turns into a tag.
-	 * An observation that is off (no registry, or filtered out by a predicate) has a
-	 * context of its own, and nothing to record.
-	 */
-	private static void stop(Observation observation, String outcome) {
-		if (observation.getContext() instanceof ZkLockObservationContext context) {
-			context.setOutcome(outcome);
-		}
-		observation.stop();
-	}
-
-	/**
-	 * A stopped template takes no lock with a minimum hold: the application is shutting
-	 * down, and could not keep it.
-	 */
-	private void notStopped(LockDefinition definition, Collection<String> keys) {
-		if (!this.minimumHolds.isRunning()) {
-			String key = keys.iterator().next();
-			throw new LockAcquisitionException(key, this.registry.lockPath(key), Duration.ZERO,
-					LockAcquisitionException.Reason.CLOSED, "the application is stopping, and a lock held at least "
-							+ definition.holdAtLeast() + " is not taken then: its minimum hold could not be kept",
-					null);
-		}
-	}
-
-	/**
-	 * A lock with a minimum hold is not reentrant: the hold outlives the work, so a
-	 * thread that holds a key already cannot take it again; it finds the lock busy.
-	 */
-	private void notHeldHere(LockDefinition definition, Collection<String> keys) {
-		String held = heldHere(keys);
-		if (held != null) {
-			throw new LockAcquisitionException(held, this.registry.lockPath(held), Duration.ZERO,
-					LockAcquisitionException.Reason.HELD_LOCALLY,
-					"by this very thread, and a lock held at least " + definition.holdAtLeast() + " is not reentrant",
-					null);
-		}
-	}
-
-	/**
-	 * Release a hold of this thread. A lost lease must not hide the work's own exception:
-	 * it is attached to it instead.
-	 */
-	private static void release(Holding holding, @Nullable Hold hold, @Nullable Throwable failure) {
-		try {
-			holding.release();
-		}
-		catch (RuntimeException ex) {
-			if (failure == null) {
-				throw ex;
-			}
-			failure.addSuppressed(ex);
-		}
-		finally {
-			if (hold != null) {
-				hold.finished();
-			}
-		}
-	}
-
-	/**
-	 * Release a hold at the end of asynchronous work, on whichever thread ended it:
-	 * nobody is left to throw to, so a lost lease is logged (and counted by the
-	 * registry's listeners).
-	 */
-	private static void releaseLater(ZkLease lease, Hold hold) {
-		try {
-			lease.release();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Releasing " + lease + " at the end of asynchronous work: " + ex.getMessage());
-		}
-		finally {
-			hold.finished();
-		}
-	}
-
-	/**
-	 * One hold of some keys by this template: the work's context while it runs, and its
-	 * end, now or, with a minimum hold, once that has passed.
-	 */
-	private final class Hold extends HeldLockContext {
-
-		private final LockDefinition definition;
-
-		private final Holding holding;
-
-		private final List<String> keys;
-
-		private final @Nullable Observation held;
-
-		private final long acquiredAt = System.nanoTime();
-
-		private final long sequence;
-
-		Hold(LockDefinition definition, Holding holding, Collection<String> keys, @Nullable Observation held) {
-			this(definition, holding, List.copyOf(keys), held);
-		}
-
-		private Hold(LockDefinition definition, Holding holding, List<String> keys, @Nullable Observation held) {
-			super(definition.name(), keys);
-			this.definition = definition;
-			this.holding = holding;
-			this.keys = keys;
-			this.held = held;
-			// A key held already by an outer hold (or an earlier reader) keeps that name
-			this.sequence = (held != null) ? ZkLockTemplate.this.holdSequence.incrementAndGet() : 0;
-			if (held != null) {
-				ZkLockTemplate.this.holds.add(this);
-			}
-		}
-
-		<T extends @Nullable Object, E extends Throwable> T run(LockedTask<T, E> task) throws E {
-			T result;
-			Interruption interruption = this.definition.revocable() ? new Interruption(this.holding) : null;
-			try {
-				try {
-					result = LockContextHolder.runWith(this, task);
-				}
-				finally {
-					if (interruption != null) {
-						interruption.disarm();
-					}
-				}
-			}
-			catch (Throwable ex) {
-				end(ex);
-				throw ex;
-			}
-			end(null);
-			return result;
-		}
-
-		@Override
-		public boolean isRevocationRequested() {
-			return this.definition.revocable() && this.holding.isRevocationRequested();
-		}
-
-		@Override
-		public GuardedTransaction guardedTransaction() {
-			return this.holding.guardedTransaction();
-		}
-
-		/**
-		 * As this thread's context: tokens and state are read from its hold when asked.
-		 */
-		@Override
-		long token(String key) {
-			return this.holding.fencingToken(key);
-		}
-
-		@Override
-		LeaseState state() {
-			return this.holding.leaseState();
-		}
-
-		/**
-		 * A context that outlives this thread's hold: the tokens are read now.
-		 */
-		LockContext snapshot() {
-			Map<String, Long> tokens = new HashMap<>();
-			for (String key : this.keys) {
-				tokens.put(key, this.holding.fencingToken(key));
-			}
-			return HeldLockContext.of(this.definition.name(), this.keys, tokens::get, this.holding::leaseState);
-		}
-
-		/**
-		 * End this thread's hold: release it now, or hand it to a lease released once the
-		 * minimum hold has passed.
-		 */
-		void end(@Nullable Throwable failure) {
-			Duration minimum = this.definition.holdAtLeast();
-			if (minimum == null || System.nanoTime() - this.acquiredAt >= minimum.toNanos()
-					|| this.holding.leaseState() == LeaseState.LOST) {
-				release(this.holding, this, failure);
-				return;
-			}
-			ZkLease lease;
-			try {
-				lease = this.holding.toLease();
-			}
-			catch (RuntimeException ex) {
-				release(this.holding, this, failure);
-				if (failure != null) {
-					// The work's own failure is what the caller must see
-					failure.addSuppressed(ex);
-					return;
-				}
-				throw ex;
-			}
-			endLater(lease);
-		}
-
-		/**
-		 * The hold has ended: stop observing it, and forget it as its keys' holder.
-		 */
-		void finished() {
-			if (this.held != null) {
-				ZkLockTemplate.this.holds.remove(this);
-				this.held.stop();
-			}
-		}
-
-		/**
-		 * End the hold of a lease, from any thread: now, or once the minimum hold has
-		 * passed.
-		 */
-		void endLater(ZkLease lease) {
-			Duration minimum = this.definition.holdAtLeast();
-			if (minimum == null) {
-				releaseLater(lease, this);
-				return;
-			}
-			if (!ZkLockTemplate.this.minimumHolds.deferRelease(this.acquiredAt + minimum.toNanos(),
-					this.definition.name(), this.keys, () -> releaseLater(lease, this))) {
-				releaseLater(lease, this);
-			}
-		}
-
-	}
-
-	/**
-	 * Interrupts the thread running revocable work when revocation of its hold is
-	 * requested, once, and only while the work runs: a request that comes after it ended
-	 * must not reach whatever the thread does next.
-	 */
-	private static final class Interruption implements Runnable {
-
-		private final Thread thread = Thread.currentThread();
-
-		private final ReentrantLock lock = new ReentrantLock();
-
-		/** Guarded by lock. */
-		private boolean armed = true;
-
-		Interruption(Holding holding) {
-			holding.onRevocationRequested(this);
-		}
-
-		@Override
-		public void run() {
-			this.lock.lock();
-			try {
-				if (this.armed) {
-					this.armed = false;
-					this.thread.interrupt();
-				}
-			}
-			finally {
-				this.lock.unlock();
-			}
-		}
-
-		void disarm() {
-			this.lock.lock();
-			try {
-				this.armed = false;
-			}
-			finally {
-				this.lock.unlock();
-			}
-		}
-
-	}
-
-	/**
-	 * A lease whose hold is observed until it is released, and which knows its context.
-	 */
-	private static final class ObservedLease implements ZkLease {
-
-		private final ZkLease lease;
-
-		private final Hold hold;
-
-		private final LockContext context;
-
-		private final AtomicBoolean released = new AtomicBoolean();
-
-		ObservedLease(ZkLease lease, Hold hold, LockContext context) {
-			this.lease = lease;
-			this.hold = hold;
-			this.context = context;
-		}
-
-		@Override
-		public String key() {
-			return this.lease.key();
-		}
-
-		@Override
-		public String path() {
-			return this.lease.path();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.lease.fencingToken();
-		}
-
-		@Override
-		public LeaseState state() {
-			return this.lease.state();
-		}
-
-		@Override
-		public GuardedTransaction guardedTransaction() {
-			return this.lease.guardedTransaction();
-		}
-
-		/**
-		 * Release the lease, or with a minimum hold, have it released once that has
-		 * passed (a lost lease is then logged, as nobody is left to throw to).
-		 */
-		@Override
-		public void release() {
-			if (!this.released.compareAndSet(false, true)) {
-				return;
-			}
-			if (this.hold.definition.holdAtLeast() != null) {
-				this.hold.endLater(this.lease);
-				return;
-			}
-			end();
-		}
-
-		void releaseNow() {
-			if (this.released.compareAndSet(false, true)) {
-				end();
-			}
-		}
-
-		private void end() {
-			try {
-				this.lease.release();
-			}
-			finally {
-				this.hold.finished();
-			}
-		}
-
-		@Override
-		public String toString() {
-			return this.lease.toString();
-		}
-
+		this.holds.minimumHolds.close();
+		this.holds.lostLeases.close();
 	}
 
 }

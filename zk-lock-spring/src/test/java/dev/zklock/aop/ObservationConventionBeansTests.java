@@ -65,7 +65,7 @@ class ObservationConventionBeansTests {
 		}
 		assertThat(stopped).containsExactly(
 				"zklock.acquire [kind=exclusive, lock.name=ledger, outcome=acquired, team=ledger]",
-				"zklock.held [kind=exclusive, lock.name=ledger, team=ledger]");
+				"zklock.held [kind=exclusive, lock.name=ledger, outcome=released, team=ledger]");
 	}
 
 	static class TeamAcquireConvention extends DefaultZkLockAcquireObservationConvention {

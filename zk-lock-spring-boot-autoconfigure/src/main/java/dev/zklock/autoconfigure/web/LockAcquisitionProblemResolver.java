@@ -9,6 +9,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -26,7 +27,9 @@ import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
  * {@link LockAcquisitionException}, itself or as the cause of another exception:
  * {@code 409 Conflict} with {@code Retry-After} for a busy lock,
  * {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper cannot be used,
- * {@code 500} when ZooKeeper refused the operation. By default the body names neither the
+ * {@code 500} when ZooKeeper refused the operation; and for a {@link LockLostException}
+ * (the lock was lost while the work ran), {@code 500} with a problem type of its own,
+ * {@code https://zk-lock.dev/problems/lock-lost}. By default the body names neither the
  * lock key, nor its ZooKeeper path, nor the holders.
  * <p>
  * It has the {@linkplain Ordered#LOWEST_PRECEDENCE lowest precedence}, so it runs after
@@ -69,16 +72,18 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 	@Override
 	protected @Nullable ModelAndView doResolveException(HttpServletRequest request, HttpServletResponse response,
 			@Nullable Object handler, Exception ex) {
-		LockAcquisitionException lockException = LockProblems.find(ex);
-		if (lockException == null || response.isCommitted()) {
+		if (response.isCommitted()) {
 			return null;
 		}
-		HttpStatus status = LockProblems.status(lockException.getReason());
-		String retryAfter = this.problems.retryAfter(lockException.getReason());
-		if (retryAfter != null) {
-			response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
+		LockProblems.Response answer = this.problems.response(ex, request.getRequestURI());
+		if (answer == null) {
+			return null;
 		}
-		ProblemDetail problem = this.problems.problem(lockException, request.getRequestURI());
+		HttpStatus status = answer.status();
+		if (answer.retryAfter() != null) {
+			response.setHeader(HttpHeaders.RETRY_AFTER, answer.retryAfter());
+		}
+		ProblemDetail problem = answer.problem();
 		try {
 			HttpMessageConverter<Object> converter = findConverter();
 			if (converter == null) {

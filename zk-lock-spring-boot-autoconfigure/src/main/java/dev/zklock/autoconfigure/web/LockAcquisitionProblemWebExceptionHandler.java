@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
@@ -24,8 +25,10 @@ import org.springframework.web.server.WebExceptionHandler;
  * ({@code application/problem+json}) for a {@link LockAcquisitionException}, itself or as
  * the cause of another exception: {@code 409 Conflict} with {@code Retry-After} for a
  * busy lock, {@code 503 Service Unavailable} with {@code Retry-After} when ZooKeeper
- * cannot be used, {@code 500} when ZooKeeper refused the operation. By default the body
- * names neither the lock key, nor its ZooKeeper path, nor the holders.
+ * cannot be used, {@code 500} when ZooKeeper refused the operation; and for a
+ * {@link LockLostException} (the lock was lost while the work ran), {@code 500} with a
+ * problem type of its own, {@code https://zk-lock.dev/problems/lock-lost}. By default the
+ * body names neither the lock key, nor its ZooKeeper path, nor the holders.
  * <p>
  * A {@code WebExceptionHandler} sees only what the {@code DispatcherHandler} left
  * unhandled, so the application's {@code @ExceptionHandler} methods, in the controller or
@@ -94,22 +97,23 @@ public final class LockAcquisitionProblemWebExceptionHandler implements WebExcep
 
 	@Override
 	public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
-		LockAcquisitionException lockException = LockProblems.find(ex);
 		ServerHttpResponse response = exchange.getResponse();
-		if (lockException == null || response.isCommitted()) {
+		if (response.isCommitted()) {
 			return Mono.error(ex);
 		}
-		response.setStatusCode(LockProblems.status(lockException.getReason()));
-		String retryAfter = this.problems.retryAfter(lockException.getReason());
-		if (retryAfter != null) {
-			response.getHeaders().set(HttpHeaders.RETRY_AFTER, retryAfter);
+		LockProblems.Response answer = this.problems.response(ex, exchange.getRequest().getPath().value());
+		if (answer == null) {
+			return Mono.error(ex);
+		}
+		response.setStatusCode(answer.status());
+		if (answer.retryAfter() != null) {
+			response.getHeaders().set(HttpHeaders.RETRY_AFTER, answer.retryAfter());
 		}
 		if (this.writer == null) {
 			return response.setComplete();
 		}
-		ProblemDetail problem = this.problems.problem(lockException, exchange.getRequest().getPath().value());
-		return this.writer.write(Mono.just(problem), PROBLEM_TYPE, MediaType.APPLICATION_PROBLEM_JSON, response,
-				Hints.from(Hints.LOG_PREFIX_HINT, exchange.getLogPrefix()));
+		return this.writer.write(Mono.just(answer.problem()), PROBLEM_TYPE, MediaType.APPLICATION_PROBLEM_JSON,
+				response, Hints.from(Hints.LOG_PREFIX_HINT, exchange.getLogPrefix()));
 	}
 
 }

@@ -3,10 +3,13 @@ package dev.zklock.autoconfigure.web;
 import java.net.URI;
 import java.time.Duration;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
+import dev.zklock.core.LockLostException;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -28,6 +31,14 @@ import org.springframework.http.ProblemDetail;
  * <li>{@link Reason#ERROR ERROR}: {@code 500}, without {@code Retry-After}. ZooKeeper
  * refused the operation (an ACL, say); retrying will not help.</li>
  * </ul>
+ * A {@link LockLostException} (the lock was lost while the request's work ran) is a
+ * problem of its own type, {@value #LOCK_LOST_TYPE}, with {@code 500} and no
+ * {@code Retry-After}: the server failed mid-request and the outcome of the work is
+ * unknown (part of it may have been written), so neither a busy resource (409) nor a
+ * temporary refusal before any work (503, which clients and proxies retry blindly) is
+ * true. It is logged once, at WARN, with the key, the fencing token and how the lease was
+ * lost.
+ * <p>
  * The body names neither the key, nor the ZooKeeper path, nor the holders unless
  * {@code exposeLockDetails} is set: they are internals, and keys are often built from
  * data of other requests.
@@ -35,6 +46,11 @@ import org.springframework.http.ProblemDetail;
  * @author zk-lock
  */
 final class LockProblems {
+
+	/** The {@code type} of the problem for a lock lost while the request's work ran. */
+	static final String LOCK_LOST_TYPE = "https://zk-lock.dev/problems/lock-lost";
+
+	private static final Log logger = LogFactory.getLog(LockProblems.class);
 
 	// Wrappers seen in practice are one or two deep; the bound guards against cause
 	// cycles
@@ -50,23 +66,68 @@ final class LockProblems {
 	}
 
 	/**
-	 * Return the {@link LockAcquisitionException} that is the given exception or one of
-	 * its causes, as with an {@code @ExceptionHandler}, which also matches causes: an
-	 * async controller method's {@code CompletionException}, say, or a
-	 * {@code ServletException}.
+	 * Return the {@link LockAcquisitionException} or {@link LockLostException} that is
+	 * the given exception or one of its causes, the nearest, as with an
+	 * {@code @ExceptionHandler}, which also matches causes: an async controller method's
+	 * {@code CompletionException}, say, or a {@code ServletException}.
 	 * @param ex the exception that reached the handler
 	 * @return the lock exception, or {@code null} if there is none
 	 */
-	static @Nullable LockAcquisitionException find(@Nullable Throwable ex) {
+	static @Nullable RuntimeException find(@Nullable Throwable ex) {
 		Throwable candidate = ex;
 		for (int depth = 0; candidate != null && depth < MAX_CAUSE_DEPTH; depth++) {
-			if (candidate instanceof LockAcquisitionException lockException) {
-				return lockException;
+			if (candidate instanceof LockAcquisitionException || candidate instanceof LockLostException) {
+				return (RuntimeException) candidate;
 			}
 			Throwable cause = candidate.getCause();
 			candidate = (cause != candidate) ? cause : null;
 		}
 		return null;
+	}
+
+	/**
+	 * Return the problem for the lock exception that is the given exception or one of its
+	 * causes, the nearest first, and log a lost lock.
+	 * @param ex the exception that reached the handler
+	 * @param path the request path, as the problem's instance, or {@code null}
+	 * @return the problem, or {@code null} if no lock exception is there
+	 */
+	@Nullable Response response(Throwable ex, @Nullable String path) {
+		RuntimeException found = find(ex);
+		if (found instanceof LockAcquisitionException lockException) {
+			return new Response(status(lockException.getReason()), retryAfter(lockException.getReason()),
+					problem(lockException, path));
+		}
+		if (found instanceof LockLostException lost) {
+			logger.warn("Request " + path + " failed: " + lost.getMessage());
+			return new Response(HttpStatus.INTERNAL_SERVER_ERROR, null, problem(lost, path));
+		}
+		return null;
+	}
+
+	/**
+	 * Return the problem for a lock lost while the request's work ran.
+	 * @param ex the loss
+	 * @param path the request path, as the problem's instance, or {@code null}
+	 * @return the problem
+	 */
+	ProblemDetail problem(LockLostException ex, @Nullable String path) {
+		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);
+		problem.setType(URI.create(LOCK_LOST_TYPE));
+		problem.setTitle("Lock lost");
+		if (this.exposeLockDetails) {
+			problem.setDetail(ex.getMessage());
+			problem.setProperty("lockKey", ex.getKey());
+			problem.setProperty("fencingToken", ex.getFencingToken());
+		}
+		else {
+			problem.setDetail("The request's work was stopped before it ended; part of it may have been done.");
+		}
+		URI instance = instance(path);
+		if (instance != null) {
+			problem.setInstance(instance);
+		}
+		return problem;
 	}
 
 	/**
@@ -142,6 +203,12 @@ final class LockProblems {
 		}
 		long seconds = retryAfter.getSeconds() + ((retryAfter.getNano() > 0) ? 1 : 0);
 		return Long.toString(seconds);
+	}
+
+	/**
+	 * What to answer: the status, the {@code Retry-After} value if any, and the body.
+	 */
+	record Response(HttpStatus status, @Nullable String retryAfter, ProblemDetail problem) {
 	}
 
 }

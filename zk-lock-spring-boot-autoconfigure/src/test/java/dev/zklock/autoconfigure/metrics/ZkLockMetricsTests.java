@@ -2,7 +2,12 @@ package dev.zklock.autoconfigure.metrics;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 
 import org.junit.jupiter.api.Test;
@@ -14,8 +19,11 @@ import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.template.OnLost;
 import dev.zklock.template.ZkLockTemplate;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -105,6 +113,42 @@ class ZkLockMetricsTests {
 			assertThat(meters.get("zklock.waiting").gauge().value()).isZero();
 			assertThat(meters.get("zklock.handoffs").counter().count()).isZero();
 			assertThat(meters.get("zklock.lost").counter().count()).isZero();
+		});
+	}
+
+	@Test
+	void aHoldWhoseLeaseIsLostEndsWithOutcomeLost() {
+		runner().run((context) -> {
+			Billing billing = context.getBean(Billing.class);
+			billing.charge("ok");
+			CountDownLatch holding = new CountDownLatch(1);
+			CompletableFuture<Void> run = CompletableFuture.runAsync(() -> billing.chargeSlowly("slow", holding),
+					TestThreads.EXECUTOR);
+			assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+			List<String> children = this.zk.children("/locks/bill:slow");
+			assertThat(children).hasSize(1);
+			CuratorFramework other = this.zk.newClient();
+			try {
+				other.delete().forPath("/locks/bill:slow/" + children.get(0));
+			}
+			finally {
+				other.close();
+			}
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
+				.havingCause()
+				.isInstanceOf(LockLostException.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("zklock.held")
+				.tag("lock.name", "billing-stopped")
+				.tag("outcome", "lost")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(meters.get("zklock.held")
+				.tag("lock.name", "Billing.charge")
+				.tag("outcome", "released")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(meters.get("zklock.lost").counter().count()).isEqualTo(1);
 		});
 	}
 
@@ -220,6 +264,17 @@ class ZkLockMetricsTests {
 
 		String queue(String account) {
 			return "queued " + account;
+		}
+
+		@DistributedLock(key = "'bill:' + #account", name = "billing-stopped", onLost = OnLost.INTERRUPT)
+		public void chargeSlowly(String account, CountDownLatch holding) {
+			holding.countDown();
+			try {
+				Thread.sleep(30_000);
+			}
+			catch (InterruptedException ex) {
+				// Stopped: the lease is lost
+			}
 		}
 
 	}

@@ -81,7 +81,7 @@ class ZkLockObservationConventionMetricsTests {
 			assertThat(meters.get("reports.lock.held").tag("lock.name", "nightly-report").timer().count()).isEqualTo(1);
 			assertThat(meters.get("reports.lock.held").timers()).hasSize(3)
 				.allSatisfy((timer) -> assertThat(timer.getId().getTags()).extracting((tag) -> tag.getKey())
-					.containsExactlyInAnyOrder("lock.name", "kind", "error"));
+					.containsExactlyInAnyOrder("lock.name", "kind", "outcome", "error"));
 			assertThat(meters.find("zklock.held").meters()).isEmpty();
 		});
 	}
@@ -100,7 +100,7 @@ class ZkLockObservationConventionMetricsTests {
 				.containsExactlyInAnyOrder("exclusive", "semaphore");
 			assertThat(meters.get("zklock.held").timers())
 				.allSatisfy((timer) -> assertThat(timer.getId().getTags()).extracting((tag) -> tag.getKey())
-					.containsExactlyInAnyOrder("lock.name", "kind", "error"));
+					.containsExactlyInAnyOrder("lock.name", "kind", "outcome", "error"));
 			assertThat(meters.find("zklock.acquire").tagKeys("team").meters()).isEmpty();
 		});
 	}

@@ -6,11 +6,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import org.apache.curator.framework.CuratorFramework;
+
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -80,6 +87,50 @@ final class HttpProbe {
 		ZkLock lock = otherJvm.obtain(KEY);
 		lock.lock();
 		return lock;
+	}
+
+	/**
+	 * Call a path whose work holds {@code key} and counts {@code holding} down, then
+	 * delete the held node from another ZooKeeper client, as another process (or an
+	 * operator) would, and return the response.
+	 */
+	HttpResponse<String> getWhileNodeDeleted(String path, InProcessZooKeeper zk, String key, CountDownLatch holding)
+			throws Exception {
+		CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
+			try {
+				return get(path);
+			}
+			catch (IOException | InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, TestThreads.EXECUTOR);
+		assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+		List<String> children = zk.children("/locks/" + key);
+		assertThat(children).hasSize(1);
+		CuratorFramework other = zk.newClient();
+		try {
+			other.delete().forPath("/locks/" + key + "/" + children.get(0));
+		}
+		finally {
+			other.close();
+		}
+		return call.get(30, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * Assert the problem of a lock lost while the work ran.
+	 */
+	static Map<String, Object> assertLockLostProblem(HttpResponse<String> response, String path) {
+		assertThat(response.statusCode()).isEqualTo(500);
+		assertThat(response.headers().firstValue(HttpHeaders.CONTENT_TYPE))
+			.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
+		assertThat(response.headers().firstValue(HttpHeaders.RETRY_AFTER)).isEmpty();
+		Map<String, Object> body = json(response);
+		assertThat(body).containsEntry("type", "https://zk-lock.dev/problems/lock-lost")
+			.containsEntry("title", "Lock lost")
+			.containsEntry("status", 500)
+			.containsEntry("instance", path);
+		return body;
 	}
 
 	static String[] applicationProperties(InProcessZooKeeper zk, String... more) {

@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure.web;
 
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -12,6 +13,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLock;
+import dev.zklock.template.OnLost;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -113,6 +115,24 @@ class WebFluxLockProblemTests {
 		}
 	}
 
+	@Test
+	void lockLostWhileTheWorkRanIsAProblemOfItsOwnType() throws Exception {
+		try (ConfigurableApplicationContext context = start()) {
+			HttpResponse<String> response = new HttpProbe(context).getWhileNodeDeleted("/lost", this.zk, "stock-1",
+					context.getBean(LostController.class).holding());
+			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/lost");
+			assertThat(body.keySet()).containsOnly("type", "title", "status", "detail", "instance");
+			assertThat(response.body()).doesNotContain("stock-1", "/locks", "_c_");
+		}
+		try (ConfigurableApplicationContext context = start("zklock.web.problem-details.expose-lock-details=true")) {
+			HttpResponse<String> response = new HttpProbe(context).getWhileNodeDeleted("/lost", this.zk, "stock-1",
+					context.getBean(LostController.class).holding());
+			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/lost");
+			assertThat(body).containsEntry("lockKey", "stock-1").containsKey("fencingToken");
+			assertThat((String) body.get("detail")).contains("another client deleted its node");
+		}
+	}
+
 	private ConfigurableApplicationContext start(String... properties) {
 		return start(new Class<?>[0], properties);
 	}
@@ -126,7 +146,7 @@ class WebFluxLockProblemTests {
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
-	@Import(WorkController.class)
+	@Import({ WorkController.class, LostController.class })
 	static class FluxApplication {
 
 	}
@@ -156,6 +176,23 @@ class WebFluxLockProblemTests {
 		@ExceptionHandler(LockAcquisitionException.class)
 		ResponseEntity<String> busy(LockAcquisitionException ex) {
 			return ResponseEntity.status(429).body("advice handled");
+		}
+
+	}
+
+	@RestController
+	static class LostController {
+
+		private final CountDownLatch holding = new CountDownLatch(1);
+
+		public CountDownLatch holding() {
+			return this.holding;
+		}
+
+		@GetMapping("/lost")
+		@DistributedLock(key = "'stock-1'", onLost = OnLost.INTERRUPT)
+		public Mono<String> lost() {
+			return Mono.<String>never().doOnSubscribe((subscription) -> this.holding.countDown());
 		}
 
 	}

@@ -2,6 +2,7 @@ package dev.zklock.autoconfigure.web;
 
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
+import dev.zklock.template.OnLost;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -137,6 +139,24 @@ class WebMvcLockProblemTests {
 		}
 	}
 
+	@Test
+	void lockLostWhileTheWorkRanIsAProblemOfItsOwnType() throws Exception {
+		try (ConfigurableApplicationContext context = start()) {
+			HttpResponse<String> response = new HttpProbe(context).getWhileNodeDeleted("/lost", this.zk, "stock-1",
+					context.getBean(LostController.class).holding());
+			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/lost");
+			assertThat(body.keySet()).containsOnly("type", "title", "status", "detail", "instance");
+			assertThat(response.body()).doesNotContain("stock-1", "/locks", "_c_");
+		}
+		try (ConfigurableApplicationContext context = start("zklock.web.problem-details.expose-lock-details=true")) {
+			HttpResponse<String> response = new HttpProbe(context).getWhileNodeDeleted("/lost", this.zk, "stock-1",
+					context.getBean(LostController.class).holding());
+			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/lost");
+			assertThat(body).containsEntry("lockKey", "stock-1").containsKey("fencingToken");
+			assertThat((String) body.get("detail")).contains("another client deleted its node");
+		}
+	}
+
 	private ConfigurableApplicationContext start(String... properties) {
 		return start(null, properties);
 	}
@@ -153,7 +173,7 @@ class WebMvcLockProblemTests {
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
-	@Import({ WorkController.class, OwnHandlerController.class })
+	@Import({ WorkController.class, OwnHandlerController.class, LostController.class })
 	static class MvcApplication {
 
 	}
@@ -214,6 +234,25 @@ class WebMvcLockProblemTests {
 		ResponseEntity<String> any(Exception ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 			return ResponseEntity.status(418).body("caught " + cause.getClass().getSimpleName());
+		}
+
+	}
+
+	@RestController
+	static class LostController {
+
+		private final CountDownLatch holding = new CountDownLatch(1);
+
+		public CountDownLatch holding() {
+			return this.holding;
+		}
+
+		@GetMapping("/lost")
+		@DistributedLock(key = "'stock-1'", onLost = OnLost.INTERRUPT)
+		public String lost() throws InterruptedException {
+			this.holding.countDown();
+			Thread.sleep(30_000);
+			return "slept to its end";
 		}
 
 	}

@@ -7,8 +7,9 @@ import dev.zklock.template.observation.ZkLockObservationDocumentation.LowCardina
 
 /**
  * The default {@link ZkLockHeldObservationConvention}: the observation
- * {@code zklock.held}, tagged {@code lock.name} and {@code kind}. Extend it to add tags
- * and keep these.
+ * {@code zklock.held}, tagged {@code lock.name}, {@code kind} and, once the hold has
+ * ended, {@code outcome} ({@code released} or {@code lost}). Extend it to add tags and
+ * keep these.
  *
  * @author zk-lock
  * @see ZkLockObservationDocumentation#LOCK_HELD
@@ -20,9 +21,15 @@ public class DefaultZkLockHeldObservationConvention implements ZkLockHeldObserva
 		return ZkLockObservationDocumentation.LOCK_HELD.defaultName();
 	}
 
+	/**
+	 * Return the tags: no {@code outcome} while the hold goes on, so that the long task
+	 * timer of holds in progress is tagged by lock name and kind only.
+	 */
 	@Override
 	public KeyValues getLowCardinalityKeyValues(ZkLockObservationContext context) {
-		return KeyValues.of(lockName(context), kind(context));
+		KeyValues keyValues = KeyValues.of(lockName(context), kind(context));
+		String outcome = context.getOutcome();
+		return (outcome != null) ? keyValues.and(LowCardinalityKeyNames.OUTCOME.withValue(outcome)) : keyValues;
 	}
 
 	/**

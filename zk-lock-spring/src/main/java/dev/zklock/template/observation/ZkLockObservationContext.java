@@ -88,18 +88,18 @@ public class ZkLockObservationContext extends Observation.Context {
 	}
 
 	/**
-	 * Return how the wait ended.
-	 * @return {@code acquired}, {@code timeout}, {@code skipped}, {@code fallback} or
-	 * {@code error} (see
-	 * {@link ZkLockObservationDocumentation.LowCardinalityKeyNames#OUTCOME}), or
-	 * {@code null} while the wait goes on, and always for a hold
+	 * Return how the wait or the hold ended.
+	 * @return for a wait {@code acquired}, {@code timeout}, {@code skipped},
+	 * {@code fallback} or {@code error}, for a hold {@code released} or {@code lost} (see
+	 * {@link ZkLockObservationDocumentation.LowCardinalityKeyNames#OUTCOME}); or
+	 * {@code null} while the wait or the hold goes on
 	 */
 	public @Nullable String getOutcome() {
 		return this.outcome;
 	}
 
 	/**
-	 * Set how the wait ended, before its observation stops.
+	 * Set how the wait or the hold ended, before its observation stops.
 	 * @param outcome the outcome
 	 */
 	public void setOutcome(@Nullable String outcome) {

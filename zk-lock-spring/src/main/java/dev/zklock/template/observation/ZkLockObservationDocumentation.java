@@ -43,7 +43,8 @@ public enum ZkLockObservationDocumentation implements ObservationDocumentation {
 	 * The hold of the locks of some keys, or of a permit, from the end of the wait to the
 	 * release (which a minimum hold may delay past the end of the work):
 	 * {@code zklock.held} by default, tagged {@link LowCardinalityKeyNames#LOCK_NAME
-	 * lock.name} and {@link LowCardinalityKeyNames#KIND kind}.
+	 * lock.name}, {@link LowCardinalityKeyNames#KIND kind} and, once the hold has ended,
+	 * {@link LowCardinalityKeyNames#OUTCOME outcome} ({@code released} or {@code lost}).
 	 */
 	LOCK_HELD("zklock.held") {
 
@@ -54,7 +55,7 @@ public enum ZkLockObservationDocumentation implements ObservationDocumentation {
 
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
-			return new KeyName[] { LowCardinalityKeyNames.LOCK_NAME, LowCardinalityKeyNames.KIND };
+			return LowCardinalityKeyNames.values();
 		}
 
 	};
@@ -109,13 +110,15 @@ public enum ZkLockObservationDocumentation implements ObservationDocumentation {
 		},
 
 		/**
-		 * How the wait ended, on {@code zklock.acquire} only, and only once it has ended
-		 * (so not on {@code zklock.acquire.active}): {@code acquired}; a lock busy for
-		 * the whole wait, counted as its caller handles it: {@code timeout} (thrown to
-		 * the caller), {@code skipped} (the work is skipped) or {@code fallback} (other
-		 * work runs instead); {@code skipped_unavailable} (ZooKeeper not connected or not
-		 * replying, and the work skipped as a busy lock would be); or {@code error} (no
-		 * connection, no reply, or any other failure, thrown or given to a fallback).
+		 * How the wait or the hold ended, only once it has ended (so not on the
+		 * {@code .active} long task timers). A hold: {@code released} (the lease was held
+		 * to the end) or {@code lost} (its session expired, or another client deleted its
+		 * node, while held). A wait: {@code acquired}; a lock busy for the whole wait,
+		 * counted as its caller handles it: {@code timeout} (thrown to the caller),
+		 * {@code skipped} (the work is skipped) or {@code fallback} (other work runs
+		 * instead); {@code skipped_unavailable} (ZooKeeper not connected or not replying,
+		 * and the work skipped as a busy lock would be); or {@code error} (no connection,
+		 * no reply, or any other failure, thrown or given to a fallback).
 		 */
 		OUTCOME {
 

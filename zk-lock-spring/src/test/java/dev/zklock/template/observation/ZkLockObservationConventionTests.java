@@ -83,7 +83,7 @@ class ZkLockObservationConventionTests {
 					"start zklock.acquire {kind=" + kind + ", lock.name=orders}",
 					"stop zklock.acquire {kind=" + kind + ", lock.name=orders, outcome=acquired}",
 					"start zklock.held {kind=" + kind + ", lock.name=orders}",
-					"stop zklock.held {kind=" + kind + ", lock.name=orders}");
+					"stop zklock.held {kind=" + kind + ", lock.name=orders, outcome=released}");
 			// The key reaches the context, for custom conventions, and is never a tag
 			assertThat(this.recorder.contexts).allSatisfy((context) -> {
 				assertThat(context.getKeys()).containsExactly(key);
@@ -185,7 +185,7 @@ class ZkLockObservationConventionTests {
 		assertThat(this.recorder.events).containsExactly("start zklock.acquire {kind=exclusive, lock.name=invoices}",
 				"stop zklock.acquire {kind=exclusive, lock.name=invoices, outcome=acquired}",
 				"start zklock.held {kind=exclusive, lock.name=invoices}",
-				"stop zklock.held {kind=exclusive, lock.name=invoices}");
+				"stop zklock.held {kind=exclusive, lock.name=invoices, outcome=released}");
 	}
 
 	@Test
@@ -205,7 +205,7 @@ class ZkLockObservationConventionTests {
 		assertThat(this.recorder.events).containsExactly("start zklock.acquire {kind=exclusive, lock.name=invoices}",
 				"stop zklock.acquire {kind=exclusive, lock.name=invoices, outcome=acquired}",
 				"start zklock.held {global=yes, kind=exclusive, lock.name=invoices}",
-				"stop zklock.held {global=yes, kind=exclusive, lock.name=invoices}");
+				"stop zklock.held {global=yes, kind=exclusive, lock.name=invoices, outcome=released}");
 	}
 
 	@Test
@@ -219,7 +219,7 @@ class ZkLockObservationConventionTests {
 			.containsExactly("lock.name", "kind", "outcome");
 		assertThat(ZkLockObservationDocumentation.LOCK_HELD.getLowCardinalityKeyNames())
 			.extracting(io.micrometer.common.docs.KeyName::asString)
-			.containsExactly("lock.name", "kind");
+			.containsExactly("lock.name", "kind", "outcome");
 		assertThat(new DefaultZkLockAcquireObservationConvention().getName())
 			.isEqualTo(ZkLockTemplate.ACQUIRE_OBSERVATION);
 		assertThat(new DefaultZkLockHeldObservationConvention().getName()).isEqualTo(ZkLockTemplate.HELD_OBSERVATION);

@@ -1,0 +1,131 @@
+package dev.zklock.template;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.ZkLease;
+import dev.zklock.core.registry.ZkLockRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link LockDefinition#withOnLost(OnLost)} through {@link ZkLockTemplate}: a task whose
+ * lease is lost is interrupted, or its stage completed with the loss, and
+ * {@link LockContext#checkHeld()} fails once the lease is lost; a task that lets the loss
+ * be runs on.
+ */
+@Timeout(60)
+class TemplateOnLostTests {
+
+	@RegisterExtension
+	final InProcessZooKeeper zk = new InProcessZooKeeper();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private ZkLockRegistry registry;
+
+	private ZkLockTemplate template;
+
+	@BeforeEach
+	void start() throws Exception {
+		this.registry = this.zk.newRegistry();
+		this.template = new ZkLockTemplate(this.registry, ObservationRegistry.NOOP);
+	}
+
+	@AfterEach
+	void stop() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+		this.template.close();
+		this.registry.close();
+	}
+
+	@Test
+	void aTaskThatStopsOnLostIsInterruptedAndItsCheckFails() throws Exception {
+		LockDefinition definition = LockDefinition.named("report").withOnLost(OnLost.INTERRUPT);
+		assertThat(definition.onLost()).isEqualTo(OnLost.INTERRUPT);
+		assertThat(definition).hasToString(
+				"LockDefinition[name=report, mode=EXCLUSIVE, wait=null, holdAtLeast=null, whenBusy=THROW, onLost=INTERRUPT]");
+		CountDownLatch holding = new CountDownLatch(1);
+		CompletableFuture<String> run = CompletableFuture
+			.supplyAsync(() -> this.template.execute(definition, List.of("report"), () -> {
+				LockContext.current().checkHeld();
+				holding.countDown();
+				try {
+					Thread.sleep(30_000);
+					return "slept to its end";
+				}
+				catch (InterruptedException ex) {
+					try {
+						LockContext.current().checkHeld();
+						return "interrupted, still held";
+					}
+					catch (LockLostException lost) {
+						return "interrupted, check failed";
+					}
+				}
+			}), this.executor);
+		assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+		deleteHeldNode("report");
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
+			.havingCause()
+			.isInstanceOf(LockLostException.class)
+			.withMessageContaining("another client deleted its node");
+		assertThat(this.registry.heldCount()).isZero();
+	}
+
+	@Test
+	void aStageIsCompletedWithTheLossAndTheLockReleased() throws Exception {
+		LockDefinition definition = LockDefinition.named("export").withOnLost(OnLost.INTERRUPT);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> stage = this.template.executeAsync(definition, List.of("export"), () -> work);
+		deleteHeldNode("export");
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> stage.get(20, TimeUnit.SECONDS))
+			.havingCause()
+			.isInstanceOf(LockLostException.class);
+		assertThat(work).isCompletedExceptionally();
+		InProcessZooKeeper.eventually().until(() -> this.registry.heldCount() == 0);
+	}
+
+	@Test
+	void aLeaseTellsItsStopOfTheLossOnceAndNotAfterItsRelease() throws Exception {
+		LockDefinition definition = LockDefinition.named("feed").withOnLost(OnLost.INTERRUPT);
+		ZkLease lease = this.template.acquireLease(definition, List.of("feed"));
+		CountDownLatch stopped = new CountDownLatch(1);
+		this.template.stopOnLost(lease, stopped::countDown);
+		deleteHeldNode("feed");
+		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(lease.state()).isEqualTo(LeaseState.LOST);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+	}
+
+	private void deleteHeldNode(String key) throws Exception {
+		InProcessZooKeeper.eventually().until(() -> this.zk.children("/locks/" + key).size() == 1);
+		List<String> children = this.zk.children("/locks/" + key);
+		CuratorFramework other = this.zk.newClient();
+		try {
+			other.delete().forPath("/locks/" + key + "/" + children.get(0));
+		}
+		finally {
+			other.close();
+		}
+	}
+
+}
