@@ -2,6 +2,8 @@ package dev.zklock.core;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
@@ -37,6 +39,14 @@ public interface ZkLease extends AutoCloseable {
 	 * @return the lease state
 	 */
 	LeaseState state();
+
+	/**
+	 * Return what made the lease {@link LeaseState#LOST LOST}: its ZooKeeper session
+	 * expired, or another client deleted its node; in the words {@link LockLostException}
+	 * uses.
+	 * @return what made it lost, or {@code null} while it is not lost
+	 */
+	@Nullable String lostBecause();
 
 	/**
 	 * Return a Curator transaction that applies only while this lease's node stands: its

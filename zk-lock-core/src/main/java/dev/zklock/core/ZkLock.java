@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
@@ -68,6 +70,15 @@ public interface ZkLock extends Lock {
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	LeaseState leaseState();
+
+	/**
+	 * Return what made the lease behind the current hold {@link LeaseState#LOST LOST}:
+	 * its ZooKeeper session expired, or another client deleted its node; in the words
+	 * {@link LockLostException} uses.
+	 * @return what made it lost, or {@code null} while it is not lost
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	@Nullable String lostBecause();
 
 	/**
 	 * Ask to be told when someone requests that this hold be given up: through

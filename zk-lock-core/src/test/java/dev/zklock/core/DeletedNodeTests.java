@@ -37,10 +37,12 @@ class DeletedNodeTests {
 		lock.lock();
 		lock.onRevocationRequested(() -> {
 		});
+		assertThat(lock.lostBecause()).isNull();
 		deleteTheNodeOf("deleted");
 		// The state changes first, then the listeners are told
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
+		assertThat(lock.lostBecause()).isEqualTo("another client deleted its node");
 		assertThat(lock.isHeldByCurrentThread()).as("still held locally, until unlocked").isTrue();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
 			.withMessageContaining("another client deleted its node")

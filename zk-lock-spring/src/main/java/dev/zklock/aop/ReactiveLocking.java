@@ -160,8 +160,8 @@ final class ReactiveLocking {
 			boolean multiValue) {
 		AtomicReference<@Nullable LockLostException> lost = new AtomicReference<>();
 		Sinks.One<Boolean> stop = Sinks.one();
-		template.stopOnLost(lease, () -> {
-			lost.set(new LockLostException(lease.key(), lease.path(), lease.fencingToken()));
+		template.stopOnLost(lease, (loss) -> {
+			lost.set(loss);
 			stop.tryEmitValue(true);
 		});
 		Mono<Object> failure = Mono.defer(() -> {

@@ -5,6 +5,8 @@ import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
@@ -70,6 +72,13 @@ abstract class HeldLockContext implements LockContext {
 	 */
 	abstract String path(String key);
 
+	/**
+	 * Read what made one key's lease lost, if known.
+	 */
+	@Nullable String lostBecause(String key) {
+		return null;
+	}
+
 	@Override
 	public String name() {
 		return this.name;
@@ -125,7 +134,9 @@ abstract class HeldLockContext implements LockContext {
 			}
 		}
 		if (state == LeaseState.LOST) {
-			throw new LockLostException(key, path(key), token(key));
+			String because = lostBecause(key);
+			throw (because != null) ? new LockLostException(key, path(key), token(key), because)
+					: new LockLostException(key, path(key), token(key));
 		}
 		throw new LeaseUncertainException(key, path(key), token(key));
 	}

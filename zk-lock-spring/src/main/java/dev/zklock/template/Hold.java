@@ -189,6 +189,11 @@ final class Hold extends HeldLockContext {
 	}
 
 	@Override
+	@Nullable String lostBecause(String key) {
+		return this.holding.lostBecause(key);
+	}
+
+	@Override
 	String path(String key) {
 		return this.holds.registry.lockPath(key);
 	}

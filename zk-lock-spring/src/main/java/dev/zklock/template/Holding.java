@@ -88,6 +88,11 @@ abstract sealed class Holding {
 	abstract LeaseState leaseState(String key);
 
 	/**
+	 * What made one key's lease lost, or {@code null} while it is not lost.
+	 */
+	abstract @Nullable String lostBecause(String key);
+
+	/**
 	 * Have this JVM watch the hold's nodes, so that a delete by another client makes the
 	 * lease {@link LeaseState#LOST}: one read per node, once. A permit's node is not
 	 * watched: only the loss of its session is heard.
@@ -163,6 +168,11 @@ abstract sealed class Holding {
 		@Override
 		LeaseState leaseState(String key) {
 			return this.keyLock.apply(key).leaseState();
+		}
+
+		@Override
+		@Nullable String lostBecause(String key) {
+			return this.keyLock.apply(key).lostBecause();
 		}
 
 		@Override
@@ -247,6 +257,11 @@ abstract sealed class Holding {
 		@Override
 		LeaseState leaseState(String key) {
 			return lease().state();
+		}
+
+		@Override
+		@Nullable String lostBecause(String key) {
+			return lease().lostBecause();
 		}
 
 		@Override

@@ -66,6 +66,11 @@ final class ObservedLease implements ZkLease {
 	}
 
 	@Override
+	public @Nullable String lostBecause() {
+		return this.lease.lostBecause();
+	}
+
+	@Override
 	public GuardedTransaction guardedTransaction() {
 		return this.lease.guardedTransaction();
 	}

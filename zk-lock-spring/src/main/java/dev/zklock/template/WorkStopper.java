@@ -136,7 +136,28 @@ final class WorkStopper {
 					+ " cannot be completed from outside");
 			return;
 		}
-		future.completeExceptionally(new LockLostException(lease.key(), lease.path(), lease.fencingToken()));
+		future.completeExceptionally(lossOf(lease));
+	}
+
+	/**
+	 * The exception that tells a lease's loss, saying what made it lost when the engine
+	 * knows (its session expired, or another client deleted its node).
+	 */
+	static LockLostException lossOf(ZkLease lease) {
+		String because = lease.lostBecause();
+		if (because == null) {
+			because = "the ZooKeeper session expired or another client deleted its node";
+		}
+		long token;
+		try {
+			token = lease.fencingToken();
+		}
+		catch (UnsupportedOperationException ex) {
+			// A lease on several keys has a token per key, and none of its own
+			return new LockLostException(lease.key(), lease.path(), 0,
+					because + " (a lease on several keys has one fencing token per key, none of its own)");
+		}
+		return new LockLostException(lease.key(), lease.path(), token, because);
 	}
 
 }

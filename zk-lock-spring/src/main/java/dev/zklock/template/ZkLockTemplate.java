@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.LockLostException;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -357,16 +359,17 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * callers that run the lease's work themselves (a reactive stream). Nothing happens
 	 * for a definition that lets the work run on.
 	 * @param lease a lease from this template's {@code acquireLease}
-	 * @param stop what stops the work: run at most once, on a thread of its own (not
-	 * ZooKeeper's event thread), and not after the lease is released
+	 * @param stop what stops the work, given the {@link LockLostException} that tells the
+	 * loss (what made the lease lost included): run at most once, on a thread of its own
+	 * (not ZooKeeper's event thread), and not after the lease is released
 	 * @throws IllegalArgumentException if the lease did not come from
 	 * {@code acquireLease}
 	 */
-	public void stopOnLost(ZkLease lease, Runnable stop) {
+	public void stopOnLost(ZkLease lease, Consumer<LockLostException> stop) {
 		if (!(lease instanceof ObservedLease observed)) {
 			throw new IllegalArgumentException(lease + " did not come from ZkLockTemplate.acquireLease");
 		}
-		observed.stopOnLost(stop);
+		observed.stopOnLost(() -> stop.accept(WorkStopper.lossOf(lease)));
 	}
 
 	/**

@@ -54,7 +54,7 @@ class LostLockStopsWorkTests {
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOf(LockLostException.class)
-				.withMessageContaining("another client deleted its node");
+				.withMessageContaining("lost while held: another client deleted its node, so");
 			assertThat(probe.interrupted).hasValue("interrupted");
 		}
 	}
@@ -94,7 +94,8 @@ class LostLockStopsWorkTests {
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> continuing.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOf(LockLostException.class);
-			assertThat(probe.continued).hasValue("held before: checked; interrupted: false; after: LockLostException");
+			assertThat(probe.continued)
+				.hasValue("held before: checked; interrupted: false; after: LockLostException, session expired");
 		}
 	}
 
@@ -109,7 +110,8 @@ class LostLockStopsWorkTests {
 			deleteHeldNode("export");
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
 				.havingCause()
-				.isInstanceOf(LockLostException.class);
+				.isInstanceOf(LockLostException.class)
+				.withMessageContaining("lost while held: another client deleted its node, so");
 			assertThat(probe.work).isCompletedExceptionally();
 			InProcessZooKeeper.eventually().until(() -> registry.heldCount() == 0);
 		}
@@ -127,7 +129,8 @@ class LostLockStopsWorkTests {
 			deleteHeldNode("feed");
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
 				.havingCause()
-				.isInstanceOf(LockLostException.class);
+				.isInstanceOf(LockLostException.class)
+				.withMessageContaining("lost while held: another client deleted its node, so");
 			assertThat(probe.cancelled.await(20, TimeUnit.SECONDS)).isTrue();
 			InProcessZooKeeper.eventually().until(() -> registry.heldCount() == 0);
 		}
@@ -203,7 +206,8 @@ class LostLockStopsWorkTests {
 				after = "held";
 			}
 			catch (LockLostException ex) {
-				after = "LockLostException";
+				after = ex.getMessage().contains("lost while held: the ZooKeeper session expired, so")
+						? "LockLostException, session expired" : "LockLostException: " + ex.getMessage();
 			}
 			this.probe.continued.set("held before: checked; interrupted: " + wasInterrupted + "; after: " + after);
 			return "ran to its end";

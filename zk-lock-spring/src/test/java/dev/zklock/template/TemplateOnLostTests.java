@@ -2,6 +2,7 @@ package dev.zklock.template;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -87,7 +88,7 @@ class TemplateOnLostTests {
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
 			.havingCause()
 			.isInstanceOf(LockLostException.class)
-			.withMessageContaining("another client deleted its node");
+			.withMessageContaining("lost while held: another client deleted its node, so");
 		assertThat(this.registry.heldCount()).isZero();
 	}
 
@@ -99,7 +100,8 @@ class TemplateOnLostTests {
 		deleteHeldNode("export");
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> stage.get(20, TimeUnit.SECONDS))
 			.havingCause()
-			.isInstanceOf(LockLostException.class);
+			.isInstanceOf(LockLostException.class)
+			.withMessageContaining("lost while held: another client deleted its node, so");
 		assertThat(work).isCompletedExceptionally();
 		InProcessZooKeeper.eventually().until(() -> this.registry.heldCount() == 0);
 	}
@@ -109,9 +111,16 @@ class TemplateOnLostTests {
 		LockDefinition definition = LockDefinition.named("feed").withOnLost(OnLost.INTERRUPT);
 		ZkLease lease = this.template.acquireLease(definition, List.of("feed"));
 		CountDownLatch stopped = new CountDownLatch(1);
-		this.template.stopOnLost(lease, stopped::countDown);
+		List<LockLostException> losses = new CopyOnWriteArrayList<>();
+		this.template.stopOnLost(lease, (loss) -> {
+			losses.add(loss);
+			stopped.countDown();
+		});
 		deleteHeldNode("feed");
 		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(losses).singleElement()
+			.satisfies((loss) -> assertThat(loss).hasMessageContaining("'feed'")
+				.hasMessageContaining("lost while held: another client deleted its node, so"));
 		assertThat(lease.state()).isEqualTo(LeaseState.LOST);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
 	}

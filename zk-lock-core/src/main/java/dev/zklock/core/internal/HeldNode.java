@@ -5,6 +5,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.core.LeaseState;
 
 /**
@@ -180,6 +182,13 @@ public final class HeldNode {
 	 */
 	String lostBecause() {
 		return this.lostBecause;
+	}
+
+	/**
+	 * What made the node {@link LeaseState#LOST}, or {@code null} while it is not lost.
+	 */
+	public @Nullable String lostBecauseIfLost() {
+		return (this.state == LeaseState.LOST) ? this.lostBecause : null;
 	}
 
 	private record Revocable(Holder holder, Runnable listener) {

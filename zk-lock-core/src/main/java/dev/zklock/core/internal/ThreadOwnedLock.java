@@ -179,6 +179,11 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	@Override
+	public final @Nullable String lostBecause() {
+		return heldNode().lostBecauseIfLost();
+	}
+
+	@Override
 	public final void onRevocationRequested(Runnable listener) {
 		revocations().listen(heldNode(), Holder.currentThread(), listener);
 	}

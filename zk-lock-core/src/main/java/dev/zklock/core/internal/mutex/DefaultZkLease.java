@@ -62,6 +62,11 @@ public final class DefaultZkLease implements ZkLease {
 		return requireHeldNode().state();
 	}
 
+	@Override
+	public @Nullable String lostBecause() {
+		return requireHeldNode().lostBecauseIfLost();
+	}
+
 	/**
 	 * Any thread may use it until the lease is released.
 	 */

@@ -198,6 +198,20 @@ public final class MultiKeyLock implements ZkLock {
 	}
 
 	/**
+	 * What made the first lost key's lease lost, in lock order.
+	 */
+	@Override
+	public @Nullable String lostBecause() {
+		for (ZkLock lock : this.locks) {
+			String because = lock.lostBecause();
+			if (because != null) {
+				return because;
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * Told once, whichever key's hold is asked to be given up first.
 	 */
 	@Override
@@ -340,6 +354,17 @@ public final class MultiKeyLock implements ZkLock {
 				worst = worst.lessCertain(lease.state());
 			}
 			return worst;
+		}
+
+		@Override
+		public @Nullable String lostBecause() {
+			for (ZkLease lease : this.leases) {
+				String because = lease.lostBecause();
+				if (because != null) {
+					return because;
+				}
+			}
+			return null;
 		}
 
 		/**

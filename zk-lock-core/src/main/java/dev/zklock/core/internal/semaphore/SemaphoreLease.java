@@ -3,6 +3,8 @@ package dev.zklock.core.internal.semaphore;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
@@ -47,6 +49,11 @@ final class SemaphoreLease implements ZkLease {
 	@Override
 	public LeaseState state() {
 		return this.lease.state();
+	}
+
+	@Override
+	public @Nullable String lostBecause() {
+		return this.lease.lostBecauseIfLost();
 	}
 
 	/**
