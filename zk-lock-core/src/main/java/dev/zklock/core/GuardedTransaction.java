@@ -34,6 +34,14 @@ import org.apache.zookeeper.KeeperException;
  * check, throws {@link GuardedWriteRefusedException}: nothing was written.
  *
  * <p>
+ * With no operations, the multi is the checks alone: one request that tells for certain
+ * whether the lock is still held, where {@link ZkLock#leaseState()} tells only what this
+ * JVM has heard. It returns an empty list while held, and throws
+ * {@link GuardedWriteRefusedException} otherwise. A node that is gone never comes back,
+ * so a check that passes proves the lock was held at every moment before it, back to the
+ * acquisition.
+ *
+ * <p>
  * Unlike Curator's foreground transaction, the multi is sent once: Curator resends an
  * operation after a connection loss, under its retry policy, and a resent multi whose
  * check fails would hide that the first one may have applied. A connection loss, a

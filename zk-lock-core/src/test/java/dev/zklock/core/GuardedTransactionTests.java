@@ -2,6 +2,7 @@ package dev.zklock.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -218,18 +219,25 @@ class GuardedTransactionTests {
 	}
 
 	@Test
-	void noOperationIsABadArgument() throws Exception {
+	void noOperationChecksTheHeldNodeOnly() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
 		ZkLock lock = registry.obtain("stock");
 		lock.lock();
 		try {
-			assertThatIllegalArgumentException().isThrownBy(() -> lock.guardedTransaction().forOperations())
-				.withMessageContaining("at least one operation");
-			assertThatIllegalArgumentException().isThrownBy(() -> lock.guardedTransaction().forOperations(List.of()))
-				.withMessageContaining("at least one operation");
+			assertThat(lock.guardedTransaction().forOperations()).isEmpty();
+			assertThat(lock.guardedTransaction().forOperations(List.of())).isEmpty();
+			deleteTheNodeOf(lock);
+			// This JVM has heard nothing; the check asks the server
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.HELD);
+			assertThatExceptionOfType(GuardedWriteRefusedException.class)
+				.isThrownBy(() -> lock.guardedTransaction().forOperations())
+				.withMessageContaining("no longer exists");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> lock.guardedTransaction().forOperations(Arrays.asList((CuratorOp) null)))
+				.withMessageContaining("no null operation");
 		}
 		finally {
-			lock.unlock();
+			unlockLost(lock);
 		}
 	}
 

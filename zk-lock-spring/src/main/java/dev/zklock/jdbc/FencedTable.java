@@ -11,11 +11,12 @@ import java.util.stream.Collectors;
  * at 0, below every token.
  *
  * <p>
- * {@link JdbcFencing#update} and {@link JdbcFencing#upsert} run these statements; the SQL
- * is also given here, with {@code ?} parameters, for JPA native queries, jOOQ or plain
- * JDBC. A statement that changes no row of an existing record was refused: read the
- * stored fence with {@link #fenceSql()} and throw {@link FencingTokenRejectedException}
- * (or pass the row count to {@link JdbcFencing#checkWritten}).
+ * {@link JdbcFencing#read}, {@link JdbcFencing#update} and {@link JdbcFencing#upsert} run
+ * these statements; the SQL is also given here, with {@code ?} parameters, for JPA native
+ * queries, jOOQ or plain JDBC. A statement that changes no row of an existing record was
+ * refused: read the stored fence with {@link #fenceSql()} and throw
+ * {@link FencingTokenRejectedException} (or pass the row count to
+ * {@link JdbcFencing#checkWritten}).
  *
  * <p>
  * Only the holders of one lock key may write a record: the tokens of different keys do
@@ -103,6 +104,37 @@ public record FencedTable(String table, String idColumn, String fenceColumn) {
 	public String upsertSql(FencingDialect dialect, List<String> columns) {
 		checkColumns(columns);
 		return dialect.upsertSql(this, columns);
+	}
+
+	/**
+	 * Return the fenced read of one record in a database's dialect: an update that raises
+	 * the record's fence to the token, where its stored token is at most this one, and
+	 * returns the whole record as the update left it, in one statement. PostgreSQL:
+	 * {@code UPDATE t SET fence = ? WHERE id = ? AND fence <= ? RETURNING *}; H2:
+	 * {@code SELECT * FROM FINAL TABLE (UPDATE ...)}. Its parameters: the token, the id,
+	 * the token again. It returns one row, or none if the record does not exist or its
+	 * stored token is higher (refused: read the stored fence with {@link #fenceSql()} to
+	 * tell the two apart).
+	 * <p>
+	 * Once it has run, a write with a lower token is refused: a holder that lost its lock
+	 * and comes back with a write computed from what it read before is refused even when
+	 * the newer holder has only read yet. Inside a transaction the record stays locked
+	 * until the transaction ends, so that the next holder's fenced read waits for it and
+	 * then reads what it wrote.
+	 * @param dialect the database's dialect
+	 * @return the SQL
+	 */
+	public String readSql(FencingDialect dialect) {
+		return dialect.readSql(this);
+	}
+
+	/**
+	 * The update at the heart of a fenced read, in standard SQL: raise the fence, change
+	 * nothing else.
+	 */
+	String raiseFenceSql() {
+		return "UPDATE " + this.table + " SET " + this.fenceColumn + " = ? WHERE " + this.idColumn + " = ? AND "
+				+ this.fenceColumn + " <= ?";
 	}
 
 	/**

@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
  * The databases whose fenced statements {@link JdbcFencing} knows, with those statements
  * as SQL for other clients (JPA native queries, jOOQ, plain JDBC). Each insert-or-update
  * is one statement, so that two holders that fence a new key or record at once cannot
- * both insert it.
+ * both insert it; a fenced read is one statement too, an update that returns the record,
+ * so that no later holder's write comes between its check and its read.
  *
  * @author zk-lock
  */
@@ -43,6 +44,12 @@ public enum FencingDialect {
 					+ table.fenceColumn() + " WHEN NOT MATCHED THEN INSERT (" + names + ") VALUES (" + values + ")";
 		}
 
+		@Override
+		String readSql(FencedTable table) {
+			// A data change delta table: the rows as the update left them
+			return "SELECT * FROM FINAL TABLE (" + table.raiseFenceSql() + ")";
+		}
+
 	},
 
 	/**
@@ -71,6 +78,11 @@ public enum FencingDialect {
 					+ table.fenceColumn() + " WHERE t." + table.fenceColumn() + " <= EXCLUDED." + table.fenceColumn();
 		}
 
+		@Override
+		String readSql(FencedTable table) {
+			return table.raiseFenceSql() + " RETURNING *";
+		}
+
 	};
 
 	/**
@@ -90,6 +102,11 @@ public enum FencingDialect {
 	 * See {@link FencedTable#upsertSql(FencingDialect, List)}.
 	 */
 	abstract String upsertSql(FencedTable table, List<String> columns);
+
+	/**
+	 * See {@link FencedTable#readSql(FencingDialect)}.
+	 */
+	abstract String readSql(FencedTable table);
 
 	/**
 	 * Return the dialect of a database, from the product name its JDBC driver reports.

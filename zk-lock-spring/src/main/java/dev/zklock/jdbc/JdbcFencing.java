@@ -5,17 +5,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import javax.sql.DataSource;
 
+import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedWriteRefusedException;
+import dev.zklock.core.LeaseState;
+import dev.zklock.jdbc.FencingTokenRejectedException.HolderLock;
 import dev.zklock.template.LockContext;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -33,7 +39,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <li>A fenced record ({@link #update}, {@link #upsert}, {@link #checkWritten}): a write
  * that applies only where the record's stored token is at most the holder's, and stores
  * the holder's token. No extra statement, no transaction needed; only the record is
- * fenced (see {@link FencedTable}).</li>
+ * fenced (see {@link FencedTable}). A write computed from a value read before (a
+ * read-modify-write) reads through {@link #read}, which raises the record's fence before
+ * it reads: a plain read leaves the fence where it was, so a holder that lost its lock
+ * could still write after the next holder read and before it wrote, and one of the two
+ * updates would be lost.</li>
  * </ul>
  * A refused write throws {@link FencingTokenRejectedException}, which rolls back the
  * transaction it is thrown in.
@@ -193,9 +203,59 @@ public class JdbcFencing {
 		if (rows == 0) {
 			Long stored = this.jdbc.queryForObject("SELECT token FROM " + this.fenceTable + " WHERE fence_key = ?",
 					Long.class, key);
-			throw new FencingTokenRejectedException(key, token,
+			throw rejected(key, token,
 					Objects.requireNonNull(stored, "the fence row that refused the write has a token"));
 		}
+	}
+
+	/**
+	 * Read one fenced record for a read-modify-write, with the token of the lock this
+	 * thread holds. See {@link #read(FencedTable, Object, RowMapper, long)}.
+	 * @param <T> the type of the mapped record
+	 * @param table the fenced table
+	 * @param id the record's id
+	 * @param rowMapper maps the record (every column of the table)
+	 * @return the record, or empty if it does not exist
+	 * @throws FencingTokenRejectedException if the record holds a higher token
+	 * @throws IllegalStateException if this thread holds no lock, or a lock on several
+	 * keys (give the token)
+	 */
+	public <T> Optional<T> read(FencedTable table, Object id, RowMapper<T> rowMapper) {
+		return read(table, id, rowMapper, lockContext("read(table, id, rowMapper)").fencingToken());
+	}
+
+	/**
+	 * Read one fenced record for a read-modify-write: raise its fence to this token,
+	 * where its stored token is at most this one, and return it, in one statement
+	 * ({@link FencedTable#readSql(FencingDialect)}). From then on, a write with a lower
+	 * token is refused, so that a holder that lost its lock and comes back with a value
+	 * computed from an older read cannot overwrite what this holder computes from this
+	 * read, even before this holder has written. Write the result with
+	 * {@link #update(FencedTable, Object, Map, long) update} (or a statement checked by
+	 * {@link #checkWritten}), with the same token.
+	 * <p>
+	 * Inside a transaction the record stays locked until the transaction ends: the next
+	 * holder's fenced read or write waits for its commit, then sees what it wrote. A
+	 * holder frozen inside its open transaction therefore holds the next one up; bound
+	 * that with the database's timeouts (see the fencing guide). Outside a transaction,
+	 * nothing waits, and the stale holder's write is refused instead.
+	 * @param <T> the type of the mapped record
+	 * @param table the fenced table
+	 * @param id the record's id
+	 * @param rowMapper maps the record (every column of the table)
+	 * @param token the fencing token of this holder's lock
+	 * @return the record, or empty if it does not exist
+	 * @throws FencingTokenRejectedException if the record holds a higher token
+	 */
+	public <T> Optional<T> read(FencedTable table, Object id, RowMapper<T> rowMapper, long token) {
+		Objects.requireNonNull(id, "id must not be null");
+		Objects.requireNonNull(rowMapper, "rowMapper must not be null");
+		List<T> records = this.jdbc.query(table.readSql(getDialect()), rowMapper, token, id, token);
+		if (records.isEmpty()) {
+			checkWritten(table, id, token, 0);
+			return Optional.empty();
+		}
+		return Optional.ofNullable(records.get(0));
 	}
 
 	/**
@@ -216,7 +276,12 @@ public class JdbcFencing {
 	/**
 	 * Update some columns of one fenced record, where its stored token is at most this
 	 * one, and store this token in it, in one statement
-	 * ({@link FencedTable#updateSql(List)}).
+	 * ({@link FencedTable#updateSql(List)}). The update is fenced; the values are the
+	 * caller's: values computed from a plain read are not protected by it (a stale
+	 * holder's update is accepted while the next holder has read but not yet written).
+	 * For a read-modify-write, read through {@link #read}, fence the transaction first
+	 * ({@link #fenceTransaction()}), or compute in the statement
+	 * ({@code SET qty = qty - 1}, checked by {@link #checkWritten}).
 	 * @param table the fenced table
 	 * @param id the record's id
 	 * @param values the columns to set and their values, in the order to set them
@@ -307,7 +372,7 @@ public class JdbcFencing {
 					+ " is NULL), so no fenced write can apply: declare the column BIGINT DEFAULT 0 NOT NULL");
 		}
 		if (fence > token) {
-			throw new FencingTokenRejectedException(table.describe(id), token, fence);
+			throw rejected(table.describe(id), token, fence);
 		}
 		return 0;
 	}
@@ -328,6 +393,44 @@ public class JdbcFencing {
 					throw ex;
 				}
 			}
+		}
+	}
+
+	/**
+	 * The refusal of a write with a token, telling a lost lock from a misuse: when the
+	 * token is the one of a lock this thread holds and believes held, ZooKeeper is asked
+	 * (one check, on this rare path) whether it still is, since a paused holder may not
+	 * have heard yet that its session expired.
+	 */
+	private static FencingTokenRejectedException rejected(String what, long token, long stored) {
+		return new FencingTokenRejectedException(what, token, stored, holderLock(token));
+	}
+
+	private static HolderLock holderLock(long token) {
+		LockContext context = LockContext.find();
+		if (context == null || context.keys().stream().noneMatch((key) -> context.fencingToken(key) == token)) {
+			return HolderLock.UNKNOWN;
+		}
+		LeaseState state = context.leaseState();
+		if (state != LeaseState.HELD) {
+			// Suspended: a check would wait for the connection; lost: known already
+			return (state == LeaseState.LOST) ? HolderLock.LOST : HolderLock.UNKNOWN;
+		}
+		try {
+			context.guardedTransaction().forOperations(List.of());
+			return HolderLock.HELD;
+		}
+		catch (GuardedWriteRefusedException | KeeperException.SessionExpiredException ex) {
+			return HolderLock.LOST;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return HolderLock.UNKNOWN;
+		}
+		catch (Exception ex) {
+			// Connection lost, or a context that cannot check (a lease given to the
+			// template): the refusal stands, its reason is not known
+			return HolderLock.UNKNOWN;
 		}
 	}
 

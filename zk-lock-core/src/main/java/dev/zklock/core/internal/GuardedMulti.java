@@ -59,9 +59,8 @@ public final class GuardedMulti implements GuardedTransaction {
 	@Override
 	public List<CuratorTransactionResult> forOperations(List<CuratorOp> operations) throws Exception {
 		Objects.requireNonNull(operations, "operations must not be null");
-		if (operations.isEmpty() || operations.stream().anyMatch(Objects::isNull)) {
-			throw new IllegalArgumentException(
-					"A guarded transaction needs at least one operation, and no null one: " + operations);
+		if (operations.stream().anyMatch(Objects::isNull)) {
+			throw new IllegalArgumentException("A guarded transaction takes no null operation: " + operations);
 		}
 		List<Guard> nodes = this.held.get();
 		long session = nodes.get(0).node().sessionId();
