@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,7 +47,11 @@ import static org.awaitility.Awaitility.await;
  * <li>a fenced record: A's write is refused with both tokens, and B's update stays;</li>
  * <li>a fenced transaction: A fenced before its pause, so B's transaction waits at the
  * fence row for A's commit and then reads A's write: the two run one after the other, and
- * nothing is lost.</li>
+ * nothing is lost;</li>
+ * <li>a read-modify-write whose next holder reads before A's late write and writes after
+ * it, each statement on its own: through a plain read and a fenced update, both writes
+ * are accepted and one increment is lost (the update alone does not protect what was read
+ * before it); through a fenced read, A's write is refused and nothing is lost.</li>
  * </ul>
  * {@value #DEFAULT_ROUNDS} rounds in a row by default ({@code -Dzklock.paused.rounds=N}),
  * each about the session timeout of A ({@value #PAUSED_SESSION_MS} ms) and a second.
@@ -76,6 +82,8 @@ class PausedHolderAcrossJvmsTests {
 	private Holder paused;
 
 	private Holder writer;
+
+	private final Tally tally = new Tally();
 
 	@BeforeEach
 	void createSchema() {
@@ -110,6 +118,9 @@ class PausedHolderAcrossJvmsTests {
 		for (int round = 1; round <= rounds; round++) {
 			round(round);
 		}
+		// For the record of a run: the paused read-modify-write, without and with the
+		// fenced read
+		System.out.println("Paused read-modify-write over " + rounds + " rounds: " + this.tally);
 	}
 
 	private void round(int round) throws Exception {
@@ -130,11 +141,16 @@ class PausedHolderAcrossJvmsTests {
 		this.writer.send("hold");
 		this.writer.awaitLine("WROTE " + Mode.UNFENCED + " ");
 		this.writer.awaitLine("WROTE " + Mode.RECORD + " ");
+		// B has read, not written, the records whose next holder reads first
+		this.writer.awaitLine("READ " + Mode.READ_THEN_UPDATE + " ");
+		this.writer.awaitLine("READ " + Mode.FENCED_READ + " ");
 		// B's fenced transaction waits at the fence row that frozen A holds
 		await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> waitingForALock() > 0);
 		this.paused.signal("CONT");
 		this.paused.send("go");
 		this.paused.awaitLine("done");
+		// A's late writes are in (or refused): now B writes what it read before them
+		this.writer.send("go");
 		this.writer.awaitLine("done");
 
 		long unfencedA = this.paused.token(Mode.UNFENCED);
@@ -149,7 +165,9 @@ class PausedHolderAcrossJvmsTests {
 		long recordB = this.writer.token(Mode.RECORD);
 		assertThat(recordB).isGreaterThan(recordA);
 		assertThat(this.paused.result(Mode.RECORD)).as("round %d: A's fenced stale write", round)
-			.isEqualTo("REFUSED " + Mode.RECORD + " " + recordA + " " + recordB);
+			.startsWith("REFUSED " + Mode.RECORD + " " + recordA + " " + recordB + " ")
+			.as("round %d: a paused holder is never told its lock is held", round)
+			.doesNotEndWith(" HELD");
 		assertThat(value(Mode.RECORD)).as("round %d: B's update stays", round).isEqualTo(1);
 		assertThat(this.jdbc.queryForObject("SELECT fence FROM record WHERE id = 'RECORD'", Long.class))
 			.isEqualTo(recordB);
@@ -161,6 +179,31 @@ class PausedHolderAcrossJvmsTests {
 		assertThat(this.writer.result(Mode.TRANSACTION)).as("round %d: B read A's committed write", round)
 			.isEqualTo("WROTE " + Mode.TRANSACTION + " " + transactionB + " 2");
 		assertThat(value(Mode.TRANSACTION)).as("round %d: nothing lost", round).isEqualTo(2);
+
+		// The next holder read before A's late write, and writes after it
+		long plainA = this.paused.token(Mode.READ_THEN_UPDATE);
+		long plainB = this.writer.token(Mode.READ_THEN_UPDATE);
+		assertThat(plainB).isGreaterThan(plainA);
+		assertThat(this.paused.result(Mode.READ_THEN_UPDATE))
+			.as("round %d: A's fenced update after a plain read is accepted", round)
+			.isEqualTo("WROTE " + Mode.READ_THEN_UPDATE + " " + plainA + " 1");
+		assertThat(this.writer.result(Mode.READ_THEN_UPDATE))
+			.isEqualTo("WROTE " + Mode.READ_THEN_UPDATE + " " + plainB + " 1");
+		assertThat(value(Mode.READ_THEN_UPDATE)).as("round %d: two increments accepted, one lost", round).isEqualTo(1);
+		this.tally.count(Mode.READ_THEN_UPDATE, this.paused.result(Mode.READ_THEN_UPDATE), 2,
+				value(Mode.READ_THEN_UPDATE));
+
+		long readA = this.paused.token(Mode.FENCED_READ);
+		long readB = this.writer.token(Mode.FENCED_READ);
+		assertThat(readB).isGreaterThan(readA);
+		assertThat(this.paused.result(Mode.FENCED_READ)).as("round %d: A's write after a fenced read", round)
+			.startsWith("REFUSED " + Mode.FENCED_READ + " " + readA + " " + readB + " ")
+			.doesNotEndWith(" HELD");
+		assertThat(this.writer.result(Mode.FENCED_READ)).isEqualTo("WROTE " + Mode.FENCED_READ + " " + readB + " 1");
+		assertThat(value(Mode.FENCED_READ)).as("round %d: one increment accepted, none lost", round).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT fence FROM record WHERE id = 'FENCED_READ'", Long.class))
+			.isEqualTo(readB);
+		this.tally.count(Mode.FENCED_READ, this.paused.result(Mode.FENCED_READ), 1, value(Mode.FENCED_READ));
 		this.paused.nextRound();
 		this.writer.nextRound();
 	}
@@ -210,6 +253,41 @@ class PausedHolderAcrossJvmsTests {
 	private int waitingForALock() {
 		return this.jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
 				+ " AND wait_event_type = 'Lock'", Integer.class);
+	}
+
+	/**
+	 * The stale holder's writes of the read-modify-write modes, accepted or refused, and
+	 * the increments lost, summed over the rounds.
+	 */
+	private static final class Tally {
+
+		private final Map<Mode, int[]> counts = new EnumMap<>(Mode.class);
+
+		/**
+		 * @param staleResult the stale holder's result line
+		 * @param accepted the increments accepted in the round, both holders'
+		 * @param value the record's value after the round
+		 */
+		void count(Mode mode, String staleResult, int accepted, int value) {
+			int[] count = this.counts.computeIfAbsent(mode, (key) -> new int[3]);
+			count[staleResult.startsWith("WROTE") ? 0 : 1]++;
+			count[2] += accepted - value;
+		}
+
+		@Override
+		public String toString() {
+			StringBuilder text = new StringBuilder();
+			this.counts.forEach((mode, count) -> text.append(mode)
+				.append(" {staleWritesAccepted=")
+				.append(count[0])
+				.append(", staleWritesRefused=")
+				.append(count[1])
+				.append(", lostUpdates=")
+				.append(count[2])
+				.append("} "));
+			return text.toString().trim();
+		}
+
 	}
 
 	/**
@@ -277,7 +355,7 @@ class PausedHolderAcrossJvmsTests {
 
 		private String line(String... prefixes) throws IOException {
 			Optional<String> found = lines().stream()
-				.filter((line) -> java.util.Arrays.stream(prefixes).anyMatch(line::startsWith))
+				.filter((line) -> Arrays.stream(prefixes).anyMatch(line::startsWith))
 				.findFirst();
 			assertThat(found)
 				.as("a line starting with one of %s; log:%n%s", List.of(prefixes), Files.readString(this.log))

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +29,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * One holder of {@link PausedHolderAcrossJvmsTests}, in a JVM of its own: on each
  * {@code hold} line from its standard input, it takes the lock of each mode's record,
- * reads the record in a transaction, says so, and (when told to park) waits for a
- * {@code go} line before it writes the value it read plus one, each mode its own way. It
- * reports on standard output, in lines that start with {@code @@}.
+ * reads the record, says so, and waits for a {@code go} line before it writes the value
+ * it read plus one, each mode its own way: when told to park, in every mode; otherwise
+ * only in the modes whose next holder reads before the stale write
+ * ({@link Mode#nextHolderReadsFirst()}), the others writing at once. It reports on
+ * standard output, in lines that start with {@code @@}.
  */
 public final class PausedHolderMain {
 
@@ -48,10 +51,31 @@ public final class PausedHolderMain {
 		RECORD,
 
 		/** Fence the transaction first, then read, then a plain update. */
-		TRANSACTION;
+		TRANSACTION,
+
+		/**
+		 * A plain read, then a fenced update, each statement on its own (no transaction);
+		 * the next holder reads before the stale write and writes after it: the fenced
+		 * update alone accepts both writes.
+		 */
+		READ_THEN_UPDATE,
+
+		/**
+		 * The same interleaving through a fenced read, which raises the record's fence
+		 * before it reads: the stale write is refused.
+		 */
+		FENCED_READ;
 
 		String key() {
-			return "paused:" + name().toLowerCase(java.util.Locale.ROOT);
+			return "paused:" + name().toLowerCase(Locale.ROOT);
+		}
+
+		/**
+		 * Whether the next holder reads before the stale holder's late write and writes
+		 * after it: the writer waits for a {@code go} between its read and its write.
+		 */
+		boolean nextHolderReadsFirst() {
+			return this == READ_THEN_UPDATE || this == FENCED_READ;
 		}
 
 	}
@@ -89,21 +113,23 @@ public final class PausedHolderMain {
 					say("FAILED not connected");
 					continue;
 				}
-				CountDownLatch go = new CountDownLatch(park ? 1 : 0);
+				// The paused holder waits before every write, the writer before those of
+				// the
+				// modes whose next holder reads first
+				CountDownLatch go = new CountDownLatch(1);
 				List<Thread> threads = new ArrayList<>();
 				for (Mode mode : Mode.values()) {
-					Thread thread = new Thread(() -> hold(mode, template, transactions, jdbc, fencing, go),
+					CountDownLatch before = (park || mode.nextHolderReadsFirst()) ? go : new CountDownLatch(0);
+					Thread thread = new Thread(() -> hold(mode, template, transactions, jdbc, fencing, before),
 							"holder-" + mode);
 					thread.start();
 					threads.add(thread);
 				}
-				if (park) {
-					line = in.readLine();
-					if (!"go".equals(line)) {
-						say("FAILED expected go, got " + line);
-					}
-					go.countDown();
+				line = in.readLine();
+				if (!"go".equals(line)) {
+					say("FAILED expected go, got " + line);
 				}
+				go.countDown();
 				for (Thread thread : threads) {
 					thread.join(60_000);
 				}
@@ -119,6 +145,10 @@ public final class PausedHolderMain {
 			template.execute("paused", mode.key(), Duration.ofSeconds(30), () -> {
 				token[0] = LockContext.current().fencingToken();
 				try {
+					if (mode.nextHolderReadsFirst()) {
+						say("WROTE " + mode + " " + token[0] + " " + readThenWrite(mode, jdbc, fencing, go));
+						return null;
+					}
 					int written = transactions.execute((status) -> {
 						if (mode == Mode.TRANSACTION) {
 							fencing.fenceTransaction();
@@ -138,7 +168,7 @@ public final class PausedHolderMain {
 					say("WROTE " + mode + " " + token[0] + " " + written);
 				}
 				catch (FencingTokenRejectedException ex) {
-					say("REFUSED " + mode + " " + ex.getToken() + " " + ex.getStoredToken());
+					say("REFUSED " + mode + " " + ex.getToken() + " " + ex.getStoredToken() + " " + ex.getHolderLock());
 				}
 				return null;
 			});
@@ -150,6 +180,20 @@ public final class PausedHolderMain {
 		catch (RuntimeException ex) {
 			say("FAILED " + mode + " " + ex);
 		}
+	}
+
+	/**
+	 * A read-modify-write with no transaction, each statement committed on its own: the
+	 * read (plain or fenced), the wait, the fenced update.
+	 */
+	private static int readThenWrite(Mode mode, JdbcTemplate jdbc, JdbcFencing fencing, CountDownLatch go) {
+		int value = (mode == Mode.FENCED_READ)
+				? fencing.read(RECORD, mode.name(), (rs, row) -> rs.getInt("value")).orElseThrow()
+				: jdbc.queryForObject("SELECT value FROM record WHERE id = ?", Integer.class, mode.name());
+		say("READ " + mode + " " + LockContext.current().fencingToken() + " " + value);
+		await(go);
+		fencing.update(RECORD, mode.name(), Map.of("value", value + 1));
+		return value + 1;
 	}
 
 	private static void await(CountDownLatch go) {
