@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.LockLostException.WorkOutcome;
 
 /**
  * The {@link LockContext} of one hold: the keys are known when it begins, tokens and
@@ -135,8 +136,10 @@ abstract class HeldLockContext implements LockContext {
 		}
 		if (state == LeaseState.LOST) {
 			String because = lostBecause(key);
-			throw (because != null) ? new LockLostException(key, path(key), token(key), because)
-					: new LockLostException(key, path(key), token(key));
+			// The check ends the work unless the work catches it
+			throw new LockLostException(key, path(key), token(key),
+					(because != null) ? because : "the ZooKeeper session expired or another client deleted its node",
+					WorkOutcome.STOPPED);
 		}
 		throw new LeaseUncertainException(key, path(key), token(key));
 	}

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.LockLostException.WorkOutcome;
 import dev.zklock.core.ZkLease;
 
 /**
@@ -262,10 +263,16 @@ final class Hold extends HeldLockContext {
 			this.holding.release();
 		}
 		catch (LockLostException ex) {
+			// The release found what stopped the work: say that the work was stopped
+			String because = ex.getLostBecause();
+			LockLostException stopped = (ex.getWorkOutcome() == WorkOutcome.COMPLETED && because != null)
+					? new LockLostException(ex.getKey(), ex.getPath(), ex.getFencingToken(), because,
+							WorkOutcome.STOPPED)
+					: ex;
 			if (failure != null) {
-				ex.addSuppressed(failure);
+				stopped.addSuppressed(failure);
 			}
-			throw ex;
+			throw stopped;
 		}
 		catch (RuntimeException ex) {
 			if (failure == null) {

@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.LockLostException.WorkOutcome;
 import dev.zklock.core.ZkLease;
 
 /**
@@ -155,9 +156,10 @@ final class WorkStopper {
 		catch (UnsupportedOperationException ex) {
 			// A lease on several keys has a token per key, and none of its own
 			return new LockLostException(lease.key(), lease.path(), 0,
-					because + " (a lease on several keys has one fencing token per key, none of its own)");
+					because + " (a lease on several keys has one fencing token per key, none of its own)",
+					WorkOutcome.STOPPED);
 		}
-		return new LockLostException(lease.key(), lease.path(), token, because);
+		return new LockLostException(lease.key(), lease.path(), token, because, WorkOutcome.STOPPED);
 	}
 
 }

@@ -11,6 +11,7 @@ import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.LockLostException.WorkOutcome;
 import dev.zklock.core.ZkLock;
 
 /**
@@ -55,7 +56,8 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	 */
 	public final void checkNotLost(@Nullable HeldNode node) {
 		if (node != null && node.state() == LeaseState.LOST) {
-			throw new LockLostException(this.key, this.path, node.fencingToken(), node.lostBecause());
+			throw new LockLostException(this.key, this.path, node.fencingToken(), node.lostBecause(),
+					WorkOutcome.NOT_STARTED);
 		}
 	}
 

@@ -7,12 +7,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.GuardedWriteRefusedException;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.LockLostException;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.util.ClassUtils;
 
 /**
  * What a {@link LockAcquisitionException} becomes over HTTP, shared by the Spring MVC and
@@ -37,7 +39,16 @@ import org.springframework.http.ProblemDetail;
  * unknown (part of it may have been written), so neither a busy resource (409) nor a
  * temporary refusal before any work (503, which clients and proxies retry blindly) is
  * true. It is logged once, at WARN, with the key, the fencing token and how the lease was
- * lost.
+ * lost. Its detail says what became of the work: it ran to its end, it was stopped, or a
+ * call did not run.
+ * <p>
+ * A stale write refused, a {@code FencingTokenRejectedException} (JDBC fencing) or a
+ * {@link GuardedWriteRefusedException} (a guarded ZooKeeper write), is {@code 409
+ * Conflict} with a problem type of its own and no {@code Retry-After}: nothing of the
+ * refused write was applied (the transaction it was thrown in rolled back), and the data
+ * now belongs to a later holder of the lock, which is a conflict with the resource's
+ * state, as an optimistic-locking failure is; a new request reads the data again under a
+ * new lock. It is logged once, at WARN.
  * <p>
  * The body names neither the key, nor the ZooKeeper path, nor the holders unless
  * {@code exposeLockDetails} is set: they are internals, and keys are often built from
@@ -49,6 +60,14 @@ final class LockProblems {
 
 	/** The {@code type} of the problem for a lock lost while the request's work ran. */
 	static final String LOCK_LOST_TYPE = "https://zk-lock.dev/problems/lock-lost";
+
+	/** The {@code type} of the problem for a guarded ZooKeeper write that was refused. */
+	static final String GUARDED_WRITE_REFUSED_TYPE = "https://zk-lock.dev/problems/guarded-write-refused";
+
+	// FencingTokenRejectedException is a DataAccessException: without spring-tx, nothing
+	// can throw it, and its class cannot be loaded
+	private static final boolean FENCED_WRITES_PRESENT = ClassUtils
+		.isPresent("org.springframework.dao.NonTransientDataAccessException", LockProblems.class.getClassLoader());
 
 	private static final Log logger = LogFactory.getLog(LockProblems.class);
 
@@ -76,7 +95,8 @@ final class LockProblems {
 	static @Nullable RuntimeException find(@Nullable Throwable ex) {
 		Throwable candidate = ex;
 		for (int depth = 0; candidate != null && depth < MAX_CAUSE_DEPTH; depth++) {
-			if (candidate instanceof LockAcquisitionException || candidate instanceof LockLostException) {
+			if (candidate instanceof LockAcquisitionException || candidate instanceof LockLostException
+					|| (FENCED_WRITES_PRESENT && FencedWriteProblems.isRefusal(candidate))) {
 				return (RuntimeException) candidate;
 			}
 			Throwable cause = candidate.getCause();
@@ -98,11 +118,42 @@ final class LockProblems {
 			return new Response(status(lockException.getReason()), retryAfter(lockException.getReason()),
 					problem(lockException, path));
 		}
+		if (found instanceof GuardedWriteRefusedException refused) {
+			logger.warn("Request " + path + " had a stale write refused: " + refused.getMessage());
+			return new Response(HttpStatus.CONFLICT, null, problem(refused, path));
+		}
 		if (found instanceof LockLostException lost) {
 			logger.warn("Request " + path + " failed: " + lost.getMessage());
 			return new Response(HttpStatus.INTERNAL_SERVER_ERROR, null, problem(lost, path));
 		}
+		if (found != null) {
+			logger.warn("Request " + path + " had a stale write refused: " + found.getMessage());
+			return new Response(HttpStatus.CONFLICT, null,
+					withInstance(FencedWriteProblems.problem(found, this.exposeLockDetails), path));
+		}
 		return null;
+	}
+
+	/**
+	 * Return the problem for a guarded ZooKeeper write refused because the lock was lost
+	 * before it: {@code 409}, nothing was written.
+	 * @param ex the refusal
+	 * @param path the request path, as the problem's instance, or {@code null}
+	 * @return the problem
+	 */
+	ProblemDetail problem(GuardedWriteRefusedException ex, @Nullable String path) {
+		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.CONFLICT);
+		problem.setType(URI.create(GUARDED_WRITE_REFUSED_TYPE));
+		problem.setTitle("Guarded write refused");
+		if (this.exposeLockDetails) {
+			problem.setDetail(ex.getMessage());
+			problem.setProperty("lockKey", ex.getKey());
+			problem.setProperty("fencingToken", ex.getFencingToken());
+		}
+		else {
+			problem.setDetail("The lock was lost before the write; nothing of it was written.");
+		}
+		return withInstance(problem, path);
 	}
 
 	/**
@@ -121,13 +172,18 @@ final class LockProblems {
 			problem.setProperty("fencingToken", ex.getFencingToken());
 		}
 		else {
-			problem.setDetail("The request's work was stopped before it ended; part of it may have been done.");
+			problem.setDetail(switch (ex.getWorkOutcome()) {
+				case COMPLETED -> "The request's work ran to its end, but its lock was lost while it ran: "
+						+ "another request may have worked on the same resource at the same time.";
+				case STOPPED -> "The request's work was stopped when its lock was lost; part of it may have been done.";
+				case NOT_STARTED -> "A call of the request found its lock lost and did not run; "
+						+ "the work before it may have been done.";
+			});
 		}
-		URI instance = instance(path);
-		if (instance != null) {
-			problem.setInstance(instance);
+		if (this.exposeLockDetails) {
+			problem.setProperty("workOutcome", ex.getWorkOutcome().name());
 		}
-		return problem;
+		return withInstance(problem, path);
 	}
 
 	/**
@@ -177,6 +233,10 @@ final class LockProblems {
 				default -> "The request could not be processed.";
 			});
 		}
+		return withInstance(problem, path);
+	}
+
+	private static ProblemDetail withInstance(ProblemDetail problem, @Nullable String path) {
 		URI instance = instance(path);
 		if (instance != null) {
 			problem.setInstance(instance);

@@ -10,8 +10,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.zklock.core.GuardedWriteRefusedException;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.LockLostException.WorkOutcome;
+import dev.zklock.jdbc.FencingTokenRejectedException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -94,6 +98,44 @@ class LockProblemsTests {
 		assertThat(new LockProblems(false, Duration.ofMillis(1)).retryAfter(Reason.HELD_REMOTELY)).isEqualTo("1");
 		assertThat(new LockProblems(false, Duration.ofSeconds(2)).retryAfter(Reason.NO_REPLY)).isEqualTo("2");
 		assertThat(new LockProblems(false, Duration.ZERO).retryAfter(Reason.HELD_REMOTELY)).isNull();
+	}
+
+	@Test
+	void lockLostSaysWhatBecameOfTheWork() {
+		LockProblems problems = new LockProblems(false, Duration.ofSeconds(1));
+		assertThat(problems.problem(lost(WorkOutcome.COMPLETED), "/work").getDetail())
+			.startsWith("The request's work ran to its end, but its lock was lost while it ran");
+		assertThat(problems.problem(lost(WorkOutcome.STOPPED), "/work").getDetail())
+			.isEqualTo("The request's work was stopped when its lock was lost; part of it may have been done.");
+		assertThat(problems.problem(lost(WorkOutcome.NOT_STARTED), "/work").getDetail())
+			.startsWith("A call of the request found its lock lost and did not run");
+		ProblemDetail exposed = new LockProblems(true, Duration.ofSeconds(1)).problem(lost(WorkOutcome.STOPPED),
+				"/work");
+		assertThat(exposed.getProperties()).containsEntry("workOutcome", "STOPPED");
+		assertThat(exposed.getDetail()).endsWith("the work under it was stopped");
+	}
+
+	@Test
+	void staleWritesRefusedAreConflictsOfTheirOwnTypesWithoutRetryAfter() {
+		LockProblems problems = new LockProblems(false, Duration.ofSeconds(1));
+		FencingTokenRejectedException fenced = new FencingTokenRejectedException("stock[sku=apple]", 7, 9);
+		LockProblems.Response answer = problems.response(new CompletionException(fenced), "/orders");
+		assertThat(answer).isNotNull();
+		assertThat(answer.status()).isEqualTo(HttpStatus.CONFLICT);
+		assertThat(answer.retryAfter()).isNull();
+		assertThat(answer.problem().getType()).hasToString(FencedWriteProblems.FENCED_WRITE_REFUSED_TYPE);
+		assertThat(answer.problem().toString()).doesNotContain("stock", "apple");
+		GuardedWriteRefusedException guarded = new GuardedWriteRefusedException("order-4711", PATH,
+				PATH + "/_c_1-lock-0000000001", 7, "no longer exists", null);
+		answer = problems.response(guarded, "/orders");
+		assertThat(answer).isNotNull();
+		assertThat(answer.status()).isEqualTo(HttpStatus.CONFLICT);
+		assertThat(answer.problem().getType()).hasToString(LockProblems.GUARDED_WRITE_REFUSED_TYPE);
+		assertThat(answer.problem().toString()).doesNotContain("order-4711", PATH);
+	}
+
+	private static LockLostException lost(WorkOutcome outcome) {
+		return new LockLostException("order-4711", PATH, 7, "the ZooKeeper session expired", outcome);
 	}
 
 	@Test

@@ -146,6 +146,8 @@ class WebMvcLockProblemTests {
 					context.getBean(LostController.class).holding());
 			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/lost");
 			assertThat(body.keySet()).containsOnly("type", "title", "status", "detail", "instance");
+			assertThat(body).containsEntry("detail",
+					"The request's work was stopped when its lock was lost; part of it may have been done.");
 			assertThat(response.body()).doesNotContain("stock-1", "/locks", "_c_");
 		}
 		try (ConfigurableApplicationContext context = start("zklock.web.problem-details.expose-lock-details=true")) {
