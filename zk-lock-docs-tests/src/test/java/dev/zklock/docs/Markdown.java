@@ -83,6 +83,14 @@ final class Markdown {
 	}
 
 	/**
+	 * Every line of the file.
+	 * @return the lines, the first at index 0
+	 */
+	List<String> lines() {
+		return this.lines;
+	}
+
+	/**
 	 * The lines outside fenced code blocks, each with its line number.
 	 * @return line number to line
 	 */
