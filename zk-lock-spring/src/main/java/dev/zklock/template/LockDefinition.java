@@ -6,6 +6,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.OnLost;
+
 /**
  * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken
  * (the exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a
