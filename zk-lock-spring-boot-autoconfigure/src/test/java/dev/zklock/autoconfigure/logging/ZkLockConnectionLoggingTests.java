@@ -142,6 +142,28 @@ class ZkLockConnectionLoggingTests {
 		}
 	}
 
+	/**
+	 * When its session timeout passes while {@code SUSPENDED}, Curator expires the
+	 * session itself through {@code ZooKeeperTestable}, which logs that at INFO: what
+	 * Curator's WARN and zk-lock's line already say.
+	 */
+	@Test
+	void anExpiryThatCuratorInjectsGivesNoTestableLine(CapturedOutput output) throws Exception {
+		int port = freePort();
+		try (TestingServer server = new TestingServer(port, true);
+				ConfigurableApplicationContext context = application("zklock.connect-string=127.0.0.1:" + port).run()) {
+			int from = output.getOut().length();
+			// What Curator's ConnectionStateManager calls; the line is logged on this
+			// thread
+			context.getBean(CuratorFramework.class)
+				.getZookeeperClient()
+				.getZooKeeper()
+				.getTestable()
+				.injectSessionExpiration();
+			assertThat(output.getOut().substring(from)).doesNotContain("[org.apache.zookeeper.ZooKeeperTestable]");
+		}
+	}
+
 	@Test
 	void theApplicationsOwnLevelForTheClientWins(CapturedOutput output) throws Exception {
 		int port = freePort();
@@ -258,6 +280,7 @@ class ZkLockConnectionLoggingTests {
 		assertThat(enabled.getPropertySources().stream().map(PropertySource::getName)).last()
 			.isEqualTo(ZkLockLogLevelsEnvironmentPostProcessor.PROPERTY_SOURCE_NAME);
 		assertThat(enabled.getProperty("logging.level.org.apache.zookeeper.ClientCnxn")).isEqualTo("error");
+		assertThat(enabled.getProperty("logging.level.org.apache.zookeeper.ZooKeeperTestable")).isEqualTo("warn");
 	}
 
 	private static long stackLines(List<String> lines) {
