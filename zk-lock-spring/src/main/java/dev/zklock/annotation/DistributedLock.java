@@ -8,7 +8,6 @@ import java.lang.annotation.Target;
 
 import dev.zklock.template.LockContext;
 import dev.zklock.template.LockMode;
-import dev.zklock.template.OnLost;
 
 /**
  * Runs the annotated method only while this JVM holds the ZooKeeper lock for a key.

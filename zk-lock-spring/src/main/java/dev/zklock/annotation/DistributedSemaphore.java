@@ -7,7 +7,6 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import dev.zklock.template.LockContext;
-import dev.zklock.template.OnLost;
 
 /**
  * Runs the annotated method only while this JVM holds one of a key's permits: at most

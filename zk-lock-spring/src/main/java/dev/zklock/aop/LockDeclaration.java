@@ -4,7 +4,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.template.LockMode;
-import dev.zklock.template.OnLost;
+import dev.zklock.annotation.OnLost;
 
 /**
  * The attributes of one lock annotation on a method, whichever annotation it is, so that

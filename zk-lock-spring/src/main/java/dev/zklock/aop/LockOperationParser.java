@@ -156,7 +156,7 @@ final class LockOperationParser {
 			definition = LockDefinition.named(name(declaration, specificMethod, userClass, description))
 				.withWait(maxWait(declaration, description))
 				.withHoldAtLeast(holdAtLeast)
-				.withWhenBusy(notAcquired.whenBusy())
+				.withBusyOutcome(notAcquired.busyOutcome())
 				.withMode(declaration.mode())
 				.withRevocable(declaration.revocable())
 				.withOnLost(declaration.onLost());

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
-import dev.zklock.template.LockDefinition.WhenBusy;
+import dev.zklock.template.LockDefinition.BusyOutcome;
 
 import org.springframework.core.CollectionFactory;
 import org.springframework.util.ClassUtils;
@@ -55,9 +55,9 @@ abstract sealed class NotAcquired {
 
 	/**
 	 * Return how a busy lock is counted in metrics.
-	 * @return how the caller handles a busy lock
+	 * @return the outcome of a busy lock
 	 */
-	abstract WhenBusy whenBusy();
+	abstract BusyOutcome busyOutcome();
 
 	/**
 	 * Decide what a method's call does when its lock is not acquired: a fallback method
@@ -133,8 +133,8 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		WhenBusy whenBusy() {
-			return WhenBusy.THROW;
+		BusyOutcome busyOutcome() {
+			return BusyOutcome.TIMEOUT;
 		}
 
 	}
@@ -208,8 +208,8 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		WhenBusy whenBusy() {
-			return WhenBusy.SKIP;
+		BusyOutcome busyOutcome() {
+			return BusyOutcome.SKIPPED;
 		}
 
 	}
@@ -260,8 +260,8 @@ abstract sealed class NotAcquired {
 		}
 
 		@Override
-		WhenBusy whenBusy() {
-			return WhenBusy.FALLBACK;
+		BusyOutcome busyOutcome() {
+			return BusyOutcome.FALLBACK;
 		}
 
 	}

@@ -18,7 +18,7 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.template.LockDefinition;
-import dev.zklock.template.OnLost;
+import dev.zklock.annotation.OnLost;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.ProxyMethodInvocation;

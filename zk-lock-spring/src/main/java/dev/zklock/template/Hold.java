@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.OnLost;
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;

@@ -6,17 +6,20 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.annotation.OnLost;
+
 /**
  * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken
  * (the exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a
- * minimum hold, and how the caller handles a busy lock (which decides how the failed wait
- * is counted). Immutable; each {@code with...} method returns a copy.
+ * minimum hold, and the {@code outcome} a busy lock's failed wait is counted with (the
+ * template throws it to the caller, who may skip the work or run other work). Immutable;
+ * each {@code with...} method returns a copy.
  *
  * <pre class="code">
  * LockDefinition nightly = LockDefinition.named("nightly-report")
  *     .withWait(Duration.ZERO)
  *     .withHoldAtLeast(Duration.ofSeconds(30))
- *     .withWhenBusy(LockDefinition.WhenBusy.SKIP);
+ *     .withBusyOutcome(LockDefinition.BusyOutcome.SKIPPED);
  *
  * LockDefinition reading = LockDefinition.named("catalog-read").withMode(LockMode.READ);
  *
@@ -46,7 +49,7 @@ public final class LockDefinition {
 
 	private final @Nullable Duration holdAtLeast;
 
-	private final WhenBusy whenBusy;
+	private final BusyOutcome busyOutcome;
 
 	private final LockMode mode;
 
@@ -56,12 +59,12 @@ public final class LockDefinition {
 
 	private final OnLost onLost;
 
-	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast, WhenBusy whenBusy,
-			LockMode mode, int permits, boolean revocable, OnLost onLost) {
+	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast,
+			BusyOutcome busyOutcome, LockMode mode, int permits, boolean revocable, OnLost onLost) {
 		this.name = name;
 		this.wait = wait;
 		this.holdAtLeast = holdAtLeast;
-		this.whenBusy = whenBusy;
+		this.busyOutcome = busyOutcome;
 		this.mode = mode;
 		this.permits = permits;
 		this.revocable = revocable;
@@ -70,7 +73,7 @@ public final class LockDefinition {
 
 	/**
 	 * Return a definition with a name, the registry's default wait, no minimum hold, and
-	 * a busy lock thrown to the caller.
+	 * a busy lock counted as a {@link BusyOutcome#TIMEOUT timeout}.
 	 * @param name the low-cardinality name of the lock, for metrics and logs: a purpose,
 	 * never the key
 	 * @return the definition
@@ -80,7 +83,7 @@ public final class LockDefinition {
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be blank");
 		}
-		return new LockDefinition(name, null, null, WhenBusy.THROW, LockMode.EXCLUSIVE, 0, false, OnLost.CONTINUE);
+		return new LockDefinition(name, null, null, BusyOutcome.TIMEOUT, LockMode.EXCLUSIVE, 0, false, OnLost.CONTINUE);
 	}
 
 	/**
@@ -104,7 +107,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException(
 					"The wait of lock '" + this.name + "' must not be negative, but was " + wait);
 		}
-		return new LockDefinition(this.name, wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+		return new LockDefinition(this.name, wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
 				this.revocable, this.onLost);
 	}
 
@@ -132,8 +135,8 @@ public final class LockDefinition {
 		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
 			throw threadOwnedSide(this.name, this.mode);
 		}
-		return new LockDefinition(this.name, this.wait, minimum, this.whenBusy, this.mode, this.permits, this.revocable,
-				this.onLost);
+		return new LockDefinition(this.name, this.wait, minimum, this.busyOutcome, this.mode, this.permits,
+				this.revocable, this.onLost);
 	}
 
 	/**
@@ -154,7 +157,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
 					+ "the " + mode + " side of a read/write lock");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, mode, this.permits,
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, mode, this.permits,
 				this.revocable, this.onLost);
 	}
 
@@ -181,7 +184,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' is revocable and cannot take a semaphore "
 					+ "permit: permits are not asked back");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, permits,
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, permits,
 				this.revocable, this.onLost);
 	}
 
@@ -201,7 +204,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException(
 					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
 				revocable, this.onLost);
 	}
 
@@ -222,7 +225,7 @@ public final class LockDefinition {
 	 */
 	public LockDefinition withOnLost(OnLost onLost) {
 		Objects.requireNonNull(onLost, "onLost must not be null");
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.whenBusy, this.mode, this.permits,
+		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
 				this.revocable, onLost);
 	}
 
@@ -241,14 +244,17 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return a copy that counts a busy lock as the caller handles it.
-	 * @param whenBusy how the caller handles a busy lock
+	 * Return a copy that counts a busy lock with another {@code outcome}: the one that
+	 * says what the caller does with the {@link dev.zklock.core.LockAcquisitionException}
+	 * the template throws. Only the count changes: the template throws whatever the
+	 * outcome, and never skips the work or runs other work itself.
+	 * @param busyOutcome the outcome a busy lock is counted with
 	 * @return the copy
 	 */
-	public LockDefinition withWhenBusy(WhenBusy whenBusy) {
+	public LockDefinition withBusyOutcome(BusyOutcome busyOutcome) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
-				Objects.requireNonNull(whenBusy, "whenBusy must not be null"), this.mode, this.permits, this.revocable,
-				this.onLost);
+				Objects.requireNonNull(busyOutcome, "busyOutcome must not be null"), this.mode, this.permits,
+				this.revocable, this.onLost);
 	}
 
 	/**
@@ -276,11 +282,11 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return how the caller handles a busy lock.
-	 * @return how a busy lock is handled
+	 * Return the {@code outcome} a busy lock is counted with.
+	 * @return the outcome, {@link BusyOutcome#TIMEOUT} unless set
 	 */
-	public WhenBusy whenBusy() {
-		return this.whenBusy;
+	public BusyOutcome busyOutcome() {
+		return this.busyOutcome;
 	}
 
 	/**
@@ -320,39 +326,47 @@ public final class LockDefinition {
 	public String toString() {
 		return "LockDefinition[name=" + this.name + ", "
 				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
-				+ ", holdAtLeast=" + this.holdAtLeast + ", whenBusy=" + this.whenBusy
+				+ ", holdAtLeast=" + this.holdAtLeast + ", busyOutcome=" + this.busyOutcome
 				+ (this.revocable ? ", revocable" : "")
 				+ ((this.onLost != OnLost.CONTINUE) ? ", onLost=" + this.onLost : "") + "]";
 	}
 
 	/**
-	 * How the caller handles a lock that another thread or participant held for the whole
-	 * wait. The template throws {@link dev.zklock.core.LockAcquisitionException} in every
-	 * case; this says what the caller does with it, so that the {@code zklock.acquire}
-	 * observation counts it with the right {@code outcome}. A lock that was not acquired
-	 * for another reason is an {@code error}, but for {@link #SKIP} while ZooKeeper is
-	 * unavailable (no connection, no reply): {@code skipped_unavailable}.
+	 * The {@code outcome} of the {@code zklock.acquire} observation for a lock that
+	 * another thread or participant held for the whole wait: what the caller does with
+	 * the {@link dev.zklock.core.LockAcquisitionException} the template throws. The
+	 * template throws it whatever the outcome; a caller that skips the work or runs other
+	 * work catches it and says so here, so that a normal skip is not counted as a delay.
+	 * A lock that was not acquired for another reason is an {@code error}, but for
+	 * {@link #SKIPPED} while ZooKeeper is unavailable (no connection, no reply):
+	 * {@code skipped_unavailable}.
+	 * <p>
+	 * {@code @DistributedLock} sets it from {@code onLocked} and {@code fallback}, and
+	 * does the skipping or the fallback itself.
 	 */
-	public enum WhenBusy {
-
-		/** The exception reaches the caller's caller: {@code outcome="timeout"}. */
-		THROW("timeout"),
+	public enum BusyOutcome {
 
 		/**
-		 * The work is skipped: {@code outcome="skipped"}, normal operation rather than a
-		 * delay. Also while ZooKeeper is unavailable (not connected, or no reply):
-		 * {@code outcome="skipped_unavailable"}, as the annotation's
-		 * {@code OnLocked.SKIP} does; a caller of the template that skips should do the
-		 * same.
+		 * The exception reaches the caller's caller: {@code outcome="timeout"}. The
+		 * default.
 		 */
-		SKIP("skipped"),
+		TIMEOUT("timeout"),
 
-		/** Other work runs instead: {@code outcome="fallback"}. */
+		/**
+		 * The caller skips the work: {@code outcome="skipped"}, normal operation rather
+		 * than a delay. Also while ZooKeeper is unavailable (not connected, or no reply):
+		 * {@code outcome="skipped_unavailable"}, as the annotation's
+		 * {@code OnLocked.SKIP} does; a caller of the template that skips should skip
+		 * then too.
+		 */
+		SKIPPED("skipped"),
+
+		/** The caller runs other work instead: {@code outcome="fallback"}. */
 		FALLBACK("fallback");
 
 		private final String outcome;
 
-		WhenBusy(String outcome) {
+		BusyOutcome(String outcome) {
 			this.outcome = outcome;
 		}
 

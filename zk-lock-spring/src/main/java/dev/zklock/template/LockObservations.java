@@ -74,10 +74,10 @@ final class LockObservations {
 		}
 		catch (LockAcquisitionException ex) {
 			String outcome = switch (ex.getReason()) {
-				case HELD_LOCALLY, HELD_REMOTELY -> definition.whenBusy().outcome();
+				case HELD_LOCALLY, HELD_REMOTELY -> definition.busyOutcome().outcome();
 				// Skipped, as the annotation skips, and counted apart: an outage
 				case NOT_CONNECTED, NO_REPLY ->
-					(definition.whenBusy() == LockDefinition.WhenBusy.SKIP) ? SKIPPED_UNAVAILABLE : "error";
+					(definition.busyOutcome() == LockDefinition.BusyOutcome.SKIPPED) ? SKIPPED_UNAVAILABLE : "error";
 				default -> "error";
 			};
 			stop(observation, outcome);

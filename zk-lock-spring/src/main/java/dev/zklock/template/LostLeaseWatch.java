@@ -10,10 +10,10 @@ import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * Tells the {@link WorkStopper}s of the holds whose work stops when their lease is lost
- * ({@link OnLost#INTERRUPT}) that a lease of one of their keys was lost. Listens to the
- * registry from the first such hold on. A set of stoppers rather than a map by key: a
- * loss is rare, and a contended key's holds would otherwise queue on one map bin at each
- * start and end.
+ * ({@link dev.zklock.annotation.OnLost#INTERRUPT}) that a lease of one of their keys was
+ * lost. Listens to the registry from the first such hold on. A set of stoppers rather
+ * than a map by key: a loss is rare, and a contended key's holds would otherwise queue on
+ * one map bin at each start and end.
  */
 final class LostLeaseWatch implements ZkLockListener {
 

@@ -18,8 +18,8 @@ import dev.zklock.core.ZkLease;
 /**
  * Stops the work of one hold, once, and only while the work runs: when revocation of the
  * hold is requested ({@link LockDefinition#revocable()}), or when its lease is lost
- * ({@link OnLost#INTERRUPT}, told by {@link LostLeaseWatch}). A request or a loss that
- * comes after the work ended must not reach whatever runs next.
+ * ({@link dev.zklock.annotation.OnLost#INTERRUPT}, told by {@link LostLeaseWatch}). A
+ * request or a loss that comes after the work ended must not reach whatever runs next.
  */
 final class WorkStopper {
 

@@ -355,9 +355,10 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 
 	/**
 	 * Have the work of a lease from {@link #acquireLease} stopped when the lease is lost
-	 * before it is released, if its definition says so ({@link OnLost#INTERRUPT}), for
-	 * callers that run the lease's work themselves (a reactive stream). Nothing happens
-	 * for a definition that lets the work run on.
+	 * before it is released, if its definition says so
+	 * ({@link dev.zklock.annotation.OnLost#INTERRUPT}), for callers that run the lease's
+	 * work themselves (a reactive stream). Nothing happens for a definition that lets the
+	 * work run on.
 	 * @param lease a lease from this template's {@code acquireLease}
 	 * @param stop what stops the work, given the {@link LockLostException} that tells the
 	 * loss (what made the lease lost included): run at most once, on a thread of its own

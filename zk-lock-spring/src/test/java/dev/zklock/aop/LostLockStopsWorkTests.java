@@ -22,7 +22,7 @@ import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockContext;
-import dev.zklock.template.OnLost;
+import dev.zklock.annotation.OnLost;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 

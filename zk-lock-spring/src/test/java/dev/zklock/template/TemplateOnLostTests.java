@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.zklock.annotation.OnLost;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
@@ -63,7 +64,7 @@ class TemplateOnLostTests {
 		LockDefinition definition = LockDefinition.named("report").withOnLost(OnLost.INTERRUPT);
 		assertThat(definition.onLost()).isEqualTo(OnLost.INTERRUPT);
 		assertThat(definition).hasToString(
-				"LockDefinition[name=report, mode=EXCLUSIVE, wait=null, holdAtLeast=null, whenBusy=THROW, onLost=INTERRUPT]");
+				"LockDefinition[name=report, mode=EXCLUSIVE, wait=null, holdAtLeast=null, busyOutcome=TIMEOUT, onLost=INTERRUPT]");
 		CountDownLatch holding = new CountDownLatch(1);
 		CompletableFuture<String> run = CompletableFuture
 			.supplyAsync(() -> this.template.execute(definition, List.of("report"), () -> {

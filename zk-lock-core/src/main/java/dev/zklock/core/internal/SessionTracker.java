@@ -316,10 +316,11 @@ public final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * A held node was deleted, not by this JVM, while the client's session is the node's:
-	 * if the node is the entry's, it is {@link LeaseState#LOST}, as if its session had
-	 * gone, and a hold lost is reported. A lingering node, which nobody holds, changes no
-	 * lock for anyone to hear of.
+	 * A held node was deleted, not by its release (another client, or the application
+	 * through this client), while the client's session is the node's: if the node is the
+	 * entry's, it is {@link LeaseState#LOST}, as if its session had gone, and a hold lost
+	 * is reported. A lingering node, which nobody holds, changes no lock for anyone to
+	 * hear of.
 	 */
 	void nodeDeleted(TableEntry entry, HeldNode node) {
 		if (node.sessionId() != this.ops.sessionId()) {
@@ -330,7 +331,7 @@ public final class SessionTracker implements ConnectionStateListener {
 			return;
 		}
 		entry.heldNodesChanged();
-		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted, not by this JVM, while this JVM held it",
+		logger.error("Lock '{}' ({}) is LOST: its node {} was deleted, not by its release, while this JVM held it",
 				entry.key(), entry.path(), node.nodePath());
 		tell(new Change(entry, LeaseState.LOST));
 	}

@@ -107,8 +107,8 @@ public abstract class TableEntry {
 
 	/**
 	 * Make {@code node} {@link LeaseState#LOST} if it is one of this entry's nodes now:
-	 * its node was deleted, not by this JVM, which takes a node out of its entry before
-	 * it sends the delete.
+	 * its node was deleted, not by its release, which takes a node out of its entry
+	 * before it sends the delete.
 	 * @return whether a hold was lost: {@code false} if the node is not this entry's, was
 	 * lost already, or was kept by a linger, which ends
 	 */

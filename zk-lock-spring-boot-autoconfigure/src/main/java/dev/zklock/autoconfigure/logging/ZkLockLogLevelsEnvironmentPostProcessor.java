@@ -38,7 +38,11 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * <li>{@code org.apache.curator.framework.imps.EnsembleTracker}: {@code warn}.
  * {@code New config event received} at each connect and reconnect.</li>
  * </ul>
- * Nothing is contributed when {@code zklock.enabled=false}.
+ * And {@code org.apache.zookeeper.ZooKeeperTestable}: {@code warn}. Its only line,
+ * {@code injectSessionExpiration() called} at INFO, comes when Curator expires a session
+ * itself (its session timeout passed while {@code SUSPENDED}), which Curator's WARN just
+ * before it and zk-lock's own line already report. Nothing is contributed when
+ * {@code zklock.enabled=false}.
  *
  * @author zk-lock
  */
@@ -56,7 +60,8 @@ final class ZkLockLogLevelsEnvironmentPostProcessor extends DefaultLogLevelsEnvi
 			"logging.level.org.apache.zookeeper.ZooKeeper", "warn",
 			"logging.level.org.apache.zookeeper.common.X509Util", "warn",
 			"logging.level.org.apache.zookeeper.ClientCnxnSocket", "warn",
-			"logging.level.org.apache.curator.framework.imps.EnsembleTracker", "warn");
+			"logging.level.org.apache.curator.framework.imps.EnsembleTracker", "warn",
+			"logging.level.org.apache.zookeeper.ZooKeeperTestable", "warn");
 
 	ZkLockLogLevelsEnvironmentPostProcessor() {
 		super(PROPERTY_SOURCE_NAME);

@@ -30,8 +30,9 @@ final class UnknownZkLockPropertiesFailureAnalyzer extends AbstractFailureAnalyz
 			description.append('\n');
 		}
 		String action = "Consider the following:\n"
-				+ "\tCorrect the property names. zk-lock's properties are listed in its README and in its modules' "
-				+ "configuration metadata, which IDEs complete from.\n"
+				+ "\tCorrect the property names. zk-lock's properties are listed in its "
+				+ "docs/configuration-properties.md and in its modules' configuration metadata, which IDEs complete "
+				+ "from.\n"
 				+ "\tIf a property belongs to a zk-lock module that is not on the classpath, add the module.\n"
 				+ "\tIf the properties are not meant for zk-lock, move them out of zklock.*, or set "
 				+ "zklock.fail-on-unknown-properties=false to start with them ignored (zk-lock then lists them in "

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -34,14 +36,16 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
  * What the log of a real application shows while ZooKeeper cannot be reached, at the
  * default levels: zk-lock's own line per connection state change, a few lines in all, and
- * no stack trace. Real applications, with Spring Boot's logging system (so the default
- * levels that {@link ZkLockLogLevelsEnvironmentPostProcessor} contributes apply) and the
- * captured console.
+ * no stack trace; and when a held node is deleted under it. Real applications, with
+ * Spring Boot's logging system (so the default levels that
+ * {@link ZkLockLogLevelsEnvironmentPostProcessor} contributes apply) and the captured
+ * console.
  */
 // The first start of Spring Boot and ZooKeeper in a JVM takes 20 s and more on a loaded
 // machine
@@ -138,6 +142,28 @@ class ZkLockConnectionLoggingTests {
 		}
 	}
 
+	/**
+	 * When its session timeout passes while {@code SUSPENDED}, Curator expires the
+	 * session itself through {@code ZooKeeperTestable}, which logs that at INFO: what
+	 * Curator's WARN and zk-lock's line already say.
+	 */
+	@Test
+	void anExpiryThatCuratorInjectsGivesNoTestableLine(CapturedOutput output) throws Exception {
+		int port = freePort();
+		try (TestingServer server = new TestingServer(port, true);
+				ConfigurableApplicationContext context = application("zklock.connect-string=127.0.0.1:" + port).run()) {
+			int from = output.getOut().length();
+			// What Curator's ConnectionStateManager calls; the line is logged on this
+			// thread
+			context.getBean(CuratorFramework.class)
+				.getZookeeperClient()
+				.getZooKeeper()
+				.getTestable()
+				.injectSessionExpiration();
+			assertThat(output.getOut().substring(from)).doesNotContain("[org.apache.zookeeper.ZooKeeperTestable]");
+		}
+	}
+
 	@Test
 	void theApplicationsOwnLevelForTheClientWins(CapturedOutput output) throws Exception {
 		int port = freePort();
@@ -201,6 +227,34 @@ class ZkLockConnectionLoggingTests {
 					"org.apache.zookeeper.KeeperException$NoAuthException: KeeperErrorCode = NoAuth for /read-only/child");
 	}
 
+	/**
+	 * A held node that the application deletes through the client zk-lock uses (its own
+	 * code, an admin tool in the same JVM) is lost, and the ERROR line does not blame
+	 * another JVM: it says the node went, not by its release.
+	 */
+	@Test
+	void aHeldNodeThatTheApplicationsOwnClientDeletesIsLoggedAsDeletedNotByItsRelease(CapturedOutput output)
+			throws Exception {
+		int port = freePort();
+		try (TestingServer server = new TestingServer(port, true);
+				ConfigurableApplicationContext context = application("zklock.connect-string=127.0.0.1:" + port).run()) {
+			ZkLock lock = context.getBean(ZkLockRegistry.class).obtain("deleted-by-the-application");
+			assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+			// A hold watches its node, and so hears of a delete, once it listens for
+			// revocation requests
+			lock.onRevocationRequested(() -> {
+			});
+			CuratorFramework client = context.getBean(CuratorFramework.class);
+			String node = lock.path() + "/" + client.getChildren().forPath(lock.path()).get(0);
+			client.delete().forPath(node);
+			String line = "ERROR [dev.zklock.core.SessionTracker] Lock 'deleted-by-the-application' (" + lock.path()
+					+ ") is LOST: its node " + node + " was deleted, not by its release, while this JVM held it";
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(output.getOut()).contains(line));
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		}
+	}
+
 	@Test
 	void theApplicationsOwnLevelsWin(CapturedOutput output) throws Exception {
 		int port = freePort();
@@ -226,6 +280,7 @@ class ZkLockConnectionLoggingTests {
 		assertThat(enabled.getPropertySources().stream().map(PropertySource::getName)).last()
 			.isEqualTo(ZkLockLogLevelsEnvironmentPostProcessor.PROPERTY_SOURCE_NAME);
 		assertThat(enabled.getProperty("logging.level.org.apache.zookeeper.ClientCnxn")).isEqualTo("error");
+		assertThat(enabled.getProperty("logging.level.org.apache.zookeeper.ZooKeeperTestable")).isEqualTo("warn");
 	}
 
 	private static long stackLines(List<String> lines) {

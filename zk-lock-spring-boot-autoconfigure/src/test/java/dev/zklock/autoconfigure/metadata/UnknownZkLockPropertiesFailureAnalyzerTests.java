@@ -55,8 +55,8 @@ class UnknownZkLockPropertiesFailureAnalyzerTests {
 				    Did you mean: zklock.lock.default-wait""");
 		assertThat(analysis.getAction()).isEqualTo("""
 				Consider the following:
-				\tCorrect the property names. zk-lock's properties are listed in its README and in its modules' \
-				configuration metadata, which IDEs complete from.
+				\tCorrect the property names. zk-lock's properties are listed in its docs/configuration-properties.md \
+				and in its modules' configuration metadata, which IDEs complete from.
 				\tIf a property belongs to a zk-lock module that is not on the classpath, add the module.
 				\tIf the properties are not meant for zk-lock, move them out of zklock.*, or set \
 				zklock.fail-on-unknown-properties=false to start with them ignored (zk-lock then lists them in one \

@@ -23,7 +23,7 @@ import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.template.OnLost;
+import dev.zklock.annotation.OnLost;
 import dev.zklock.template.ZkLockTemplate;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -14,7 +14,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
-import dev.zklock.template.OnLost;
+import dev.zklock.annotation.OnLost;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

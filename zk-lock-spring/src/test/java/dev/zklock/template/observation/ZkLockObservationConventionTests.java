@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
@@ -95,29 +96,32 @@ class ZkLockObservationConventionTests {
 	}
 
 	@Test
-	void defaultConventionTagsABusyLockOfEveryKindAsItsCallerHandlesIt() throws Exception {
+	void defaultConventionTagsABusyLockOfEveryKindWithItsBusyOutcomeAndTheTemplateStillThrows() throws Exception {
 		for (String kind : List.of("exclusive", "read", "write", "semaphore")) {
-			for (LockDefinition.WhenBusy whenBusy : LockDefinition.WhenBusy.values()) {
-				String key = "busy-" + kind + "-" + whenBusy;
-				LockDefinition definition = definition(kind).withWait(Duration.ZERO).withWhenBusy(whenBusy);
+			for (LockDefinition.BusyOutcome busyOutcome : LockDefinition.BusyOutcome.values()) {
+				String key = "busy-" + kind + "-" + busyOutcome;
+				LockDefinition definition = definition(kind).withWait(Duration.ZERO).withBusyOutcome(busyOutcome);
+				AtomicBoolean ran = new AtomicBoolean();
 				Runnable release = holdElsewhere(kind, key);
 				this.recorder.clear();
 				try {
+					// Only the count changes: skipping or falling back is the caller's
 					assertThatExceptionOfType(LockAcquisitionException.class)
-						.isThrownBy(() -> this.template.execute(definition, List.of(key), () -> "never"))
+						.isThrownBy(() -> this.template.execute(definition, List.of(key), () -> ran.getAndSet(true)))
 						.satisfies((ex) -> assertThat(ex.getReason())
 							.isEqualTo(LockAcquisitionException.Reason.HELD_REMOTELY));
 				}
 				finally {
 					release.run();
 				}
-				assertThat(this.recorder.events).as("%s lock busy, %s", kind, whenBusy)
+				assertThat(ran).as("%s lock busy, %s: the task ran", kind, busyOutcome).isFalse();
+				assertThat(this.recorder.events).as("%s lock busy, %s", kind, busyOutcome)
 					.containsExactly("start zklock.acquire {kind=" + kind + ", lock.name=busy}",
-							"stop zklock.acquire {kind=" + kind + ", lock.name=busy, outcome=" + whenBusy.outcome()
+							"stop zklock.acquire {kind=" + kind + ", lock.name=busy, outcome=" + busyOutcome.outcome()
 									+ "}");
 			}
 		}
-		assertThat(LockDefinition.WhenBusy.values()).extracting(LockDefinition.WhenBusy::outcome)
+		assertThat(LockDefinition.BusyOutcome.values()).extracting(LockDefinition.BusyOutcome::outcome)
 			.containsExactly("timeout", "skipped", "fallback");
 	}
 

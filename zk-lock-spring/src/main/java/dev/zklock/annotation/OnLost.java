@@ -1,4 +1,4 @@
-package dev.zklock.template;
+package dev.zklock.annotation;
 
 /**
  * What happens to the work of a hold whose lease becomes
@@ -7,8 +7,9 @@ package dev.zklock.template;
  * now.
  *
  * @author zk-lock
- * @see dev.zklock.annotation.DistributedLock#onLost()
- * @see LockDefinition#withOnLost(OnLost)
+ * @see DistributedLock#onLost()
+ * @see DistributedSemaphore#onLost()
+ * @see dev.zklock.template.LockDefinition#withOnLost(OnLost)
  */
 public enum OnLost {
 
