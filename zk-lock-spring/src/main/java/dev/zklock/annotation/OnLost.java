@@ -9,7 +9,7 @@ package dev.zklock.annotation;
  * @author zk-lock
  * @see DistributedLock#onLost()
  * @see DistributedSemaphore#onLost()
- * @see dev.zklock.template.LockDefinition#withOnLost(OnLost)
+ * @see dev.zklock.template.LockDefinition#withStopOnLost(boolean)
  */
 public enum OnLost {
 

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
+import dev.zklock.annotation.OnLost;
 import dev.zklock.template.LockDefinition;
 import dev.zklock.template.LockMode;
 
@@ -159,7 +160,7 @@ final class LockOperationParser {
 				.withBusyOutcome(notAcquired.busyOutcome())
 				.withMode(declaration.mode())
 				.withRevocable(declaration.revocable())
-				.withOnLost(declaration.onLost());
+				.withStopOnLost(declaration.onLost() == OnLost.INTERRUPT);
 			if (declaration.isSemaphore()) {
 				definition = definition.withPermits(declaration.permits());
 			}

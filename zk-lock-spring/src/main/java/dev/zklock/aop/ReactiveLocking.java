@@ -18,7 +18,6 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.template.LockDefinition;
-import dev.zklock.annotation.OnLost;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -149,8 +148,8 @@ final class ReactiveLocking {
 			return Mono.error(ex);
 		}
 		Publisher<?> work = (result != null) ? adapter.toPublisher(result) : Mono.empty();
-		return (definition.onLost() == OnLost.INTERRUPT)
-				? stoppedOnLost(template, acquisition.lease(), work, adapter.isMultiValue()) : work;
+		return definition.stopsOnLost() ? stoppedOnLost(template, acquisition.lease(), work, adapter.isMultiValue())
+				: work;
 	}
 
 	/**

@@ -11,7 +11,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.OnLost;
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
@@ -106,7 +105,7 @@ final class Hold extends HeldLockContext {
 	 * hold is revocable; the loss of the lease, if it stops the work then.
 	 */
 	private @Nullable WorkStopper stopperOnThisThread() {
-		boolean onLost = this.definition.onLost() == OnLost.INTERRUPT;
+		boolean onLost = this.definition.stopsOnLost();
 		if (!this.definition.revocable() && !onLost) {
 			return null;
 		}
@@ -131,7 +130,7 @@ final class Hold extends HeldLockContext {
 	 * before the hold becomes a lease.
 	 */
 	void watchNodesIfStopped() {
-		if (this.definition.onLost() == OnLost.INTERRUPT) {
+		if (this.definition.stopsOnLost()) {
 			this.holding.watchNodes();
 		}
 	}
@@ -143,7 +142,7 @@ final class Hold extends HeldLockContext {
 	 * @return the stopper to {@link #unwatch} when the work ends, or {@code null}
 	 */
 	@Nullable WorkStopper stopOnLost(ZkLease lease, Runnable stop) {
-		if (this.definition.onLost() != OnLost.INTERRUPT) {
+		if (!this.definition.stopsOnLost()) {
 			return null;
 		}
 		WorkStopper stopper = WorkStopper.cancelling(this.keys, stop, () -> lease.state() == LeaseState.LOST);

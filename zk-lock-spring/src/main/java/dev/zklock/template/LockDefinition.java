@@ -6,8 +6,6 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.annotation.OnLost;
-
 /**
  * How a {@link ZkLockTemplate} takes and holds a lock: its name in metrics, what is taken
  * (the exclusive lock, a side of a read/write lock, or a semaphore's permit), the wait, a
@@ -57,10 +55,10 @@ public final class LockDefinition {
 
 	private final boolean revocable;
 
-	private final OnLost onLost;
+	private final boolean stopOnLost;
 
 	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast,
-			BusyOutcome busyOutcome, LockMode mode, int permits, boolean revocable, OnLost onLost) {
+			BusyOutcome busyOutcome, LockMode mode, int permits, boolean revocable, boolean stopOnLost) {
 		this.name = name;
 		this.wait = wait;
 		this.holdAtLeast = holdAtLeast;
@@ -68,7 +66,7 @@ public final class LockDefinition {
 		this.mode = mode;
 		this.permits = permits;
 		this.revocable = revocable;
-		this.onLost = onLost;
+		this.stopOnLost = stopOnLost;
 	}
 
 	/**
@@ -83,7 +81,7 @@ public final class LockDefinition {
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be blank");
 		}
-		return new LockDefinition(name, null, null, BusyOutcome.TIMEOUT, LockMode.EXCLUSIVE, 0, false, OnLost.CONTINUE);
+		return new LockDefinition(name, null, null, BusyOutcome.TIMEOUT, LockMode.EXCLUSIVE, 0, false, false);
 	}
 
 	/**
@@ -108,7 +106,7 @@ public final class LockDefinition {
 					"The wait of lock '" + this.name + "' must not be negative, but was " + wait);
 		}
 		return new LockDefinition(this.name, wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
-				this.revocable, this.onLost);
+				this.revocable, this.stopOnLost);
 	}
 
 	/**
@@ -136,7 +134,7 @@ public final class LockDefinition {
 			throw threadOwnedSide(this.name, this.mode);
 		}
 		return new LockDefinition(this.name, this.wait, minimum, this.busyOutcome, this.mode, this.permits,
-				this.revocable, this.onLost);
+				this.revocable, this.stopOnLost);
 	}
 
 	/**
@@ -158,7 +156,7 @@ public final class LockDefinition {
 					+ "the " + mode + " side of a read/write lock");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, mode, this.permits,
-				this.revocable, this.onLost);
+				this.revocable, this.stopOnLost);
 	}
 
 	/**
@@ -185,7 +183,7 @@ public final class LockDefinition {
 					+ "permit: permits are not asked back");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, permits,
-				this.revocable, this.onLost);
+				this.revocable, this.stopOnLost);
 	}
 
 	/**
@@ -205,7 +203,7 @@ public final class LockDefinition {
 					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
-				revocable, this.onLost);
+				revocable, this.stopOnLost);
 	}
 
 	/**
@@ -217,24 +215,24 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return a copy that stops the work when its lease is lost while it runs
-	 * ({@link OnLost#INTERRUPT}), or lets it run on ({@link OnLost#CONTINUE}, the
-	 * default).
-	 * @param onLost what happens to the work when the lease is lost
+	 * Return a copy that stops the work when its lease is lost while it runs, or lets it
+	 * run on (the default): what {@code onLost = OnLost.INTERRUPT} or {@code CONTINUE} of
+	 * {@code @DistributedLock} declares.
+	 * @param stopOnLost whether to stop the work: interrupt its thread, complete its
+	 * stage or cancel its stream with a {@code LockLostException}
 	 * @return the new definition
 	 */
-	public LockDefinition withOnLost(OnLost onLost) {
-		Objects.requireNonNull(onLost, "onLost must not be null");
+	public LockDefinition withStopOnLost(boolean stopOnLost) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
-				this.revocable, onLost);
+				this.revocable, stopOnLost);
 	}
 
 	/**
-	 * Return what happens to the work when its lease is lost while it runs.
-	 * @return {@link OnLost#CONTINUE} unless set
+	 * Return whether the work is stopped when its lease is lost while it runs.
+	 * @return {@code false} unless set
 	 */
-	public OnLost onLost() {
-		return this.onLost;
+	public boolean stopsOnLost() {
+		return this.stopOnLost;
 	}
 
 	private static IllegalArgumentException threadOwnedSide(String name, LockMode mode) {
@@ -254,7 +252,7 @@ public final class LockDefinition {
 	public LockDefinition withBusyOutcome(BusyOutcome busyOutcome) {
 		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
 				Objects.requireNonNull(busyOutcome, "busyOutcome must not be null"), this.mode, this.permits,
-				this.revocable, this.onLost);
+				this.revocable, this.stopOnLost);
 	}
 
 	/**
@@ -327,8 +325,7 @@ public final class LockDefinition {
 		return "LockDefinition[name=" + this.name + ", "
 				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
 				+ ", holdAtLeast=" + this.holdAtLeast + ", busyOutcome=" + this.busyOutcome
-				+ (this.revocable ? ", revocable" : "")
-				+ ((this.onLost != OnLost.CONTINUE) ? ", onLost=" + this.onLost : "") + "]";
+				+ (this.revocable ? ", revocable" : "") + (this.stopOnLost ? ", stopOnLost" : "") + "]";
 	}
 
 	/**

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.annotation.OnLost;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
@@ -28,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link LockDefinition#withOnLost(OnLost)} through {@link ZkLockTemplate}: a task whose
- * lease is lost is interrupted, or its stage completed with the loss, and
+ * {@link LockDefinition#withStopOnLost(boolean)} through {@link ZkLockTemplate}: a task
+ * whose lease is lost is interrupted, or its stage completed with the loss, and
  * {@link LockContext#checkHeld()} fails once the lease is lost; a task that lets the loss
  * be runs on.
  */
@@ -61,10 +60,10 @@ class TemplateOnLostTests {
 
 	@Test
 	void aTaskThatStopsOnLostIsInterruptedAndItsCheckFails() throws Exception {
-		LockDefinition definition = LockDefinition.named("report").withOnLost(OnLost.INTERRUPT);
-		assertThat(definition.onLost()).isEqualTo(OnLost.INTERRUPT);
+		LockDefinition definition = LockDefinition.named("report").withStopOnLost(true);
+		assertThat(definition.stopsOnLost()).isTrue();
 		assertThat(definition).hasToString(
-				"LockDefinition[name=report, mode=EXCLUSIVE, wait=null, holdAtLeast=null, busyOutcome=TIMEOUT, onLost=INTERRUPT]");
+				"LockDefinition[name=report, mode=EXCLUSIVE, wait=null, holdAtLeast=null, busyOutcome=TIMEOUT, stopOnLost]");
 		CountDownLatch holding = new CountDownLatch(1);
 		CompletableFuture<String> run = CompletableFuture
 			.supplyAsync(() -> this.template.execute(definition, List.of("report"), () -> {
@@ -95,7 +94,7 @@ class TemplateOnLostTests {
 
 	@Test
 	void aStageIsCompletedWithTheLossAndTheLockReleased() throws Exception {
-		LockDefinition definition = LockDefinition.named("export").withOnLost(OnLost.INTERRUPT);
+		LockDefinition definition = LockDefinition.named("export").withStopOnLost(true);
 		CompletableFuture<String> work = new CompletableFuture<>();
 		CompletableFuture<String> stage = this.template.executeAsync(definition, List.of("export"), () -> work);
 		deleteHeldNode("export");
@@ -109,7 +108,7 @@ class TemplateOnLostTests {
 
 	@Test
 	void aLeaseTellsItsStopOfTheLossOnceAndNotAfterItsRelease() throws Exception {
-		LockDefinition definition = LockDefinition.named("feed").withOnLost(OnLost.INTERRUPT);
+		LockDefinition definition = LockDefinition.named("feed").withStopOnLost(true);
 		ZkLease lease = this.template.acquireLease(definition, List.of("feed"));
 		CountDownLatch stopped = new CountDownLatch(1);
 		List<LockLostException> losses = new CopyOnWriteArrayList<>();
