@@ -19,12 +19,11 @@ import dev.zklock.autoconfigure.ZkLockProperties;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.jdbc.FencingTokenRejectedException;
+import dev.zklock.sample.StockRepository.Fencing;
 import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The paused holder, shown in the shop: two holders of one SKU's lock, as two instances
@@ -32,9 +31,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the stock and is held back before its write; meanwhile its session ends on the server,
  * for real (a second handle on the same session closes it, as an expiry would: its lock
  * node is deleted), so the second holder, this shop, takes the lock and takes an order.
- * Then the first goes on and writes the stock it computed from its stale read. Run once
- * with the shop's fenced stock update and once with an unfenced twin, counting what
- * happened to the stale writes and to the second holder's update.
+ * Then the first goes on and writes the stock it computed from its stale read. Two
+ * interleavings: the second holder reads and writes before the stale write, or it reads
+ * before the stale write and writes after it. Each is run with the stock's read and
+ * update unfenced, with the update alone fenced, and with both fenced (the shop's
+ * orders), counting what happened to the stale writes and to the second holder's update.
+ * Each statement commits on its own, so that no row lock orders the two holders: what is
+ * shown is what the fences do.
  *
  * @author zk-lock
  */
@@ -49,20 +52,16 @@ public class PausedHolderDemo {
 
 	private final ZkLockTemplate template;
 
-	private final TransactionTemplate transactions;
-
 	private final CuratorFramework curator;
 
 	private final ZkLockProperties properties;
 
 	private final JdbcClient jdbc;
 
-	public PausedHolderDemo(StockRepository stock, ZkLockTemplate template,
-			PlatformTransactionManager transactionManager, CuratorFramework curator, ZkLockProperties properties,
-			JdbcClient jdbc) {
+	public PausedHolderDemo(StockRepository stock, ZkLockTemplate template, CuratorFramework curator,
+			ZkLockProperties properties, JdbcClient jdbc) {
 		this.stock = stock;
 		this.template = template;
-		this.transactions = new TransactionTemplate(transactionManager);
 		this.curator = curator;
 		this.properties = properties;
 		this.jdbc = jdbc;
@@ -75,18 +74,23 @@ public class PausedHolderDemo {
 	 * @throws Exception if a round fails unexpectedly
 	 */
 	public Report run(int rounds) throws Exception {
-		Run fenced = run("demo-paused-fenced", rounds, true);
-		Run unfenced = run("demo-paused-unfenced", rounds, false);
-		return new Report(rounds, fenced, unfenced);
+		return new Report(rounds, interleaving(rounds, false), interleaving(rounds, true));
 	}
 
-	private Run run(String sku, int rounds, boolean fenced) throws Exception {
+	private Interleaving interleaving(int rounds, boolean newerReadsFirst) throws Exception {
+		String prefix = "demo-paused-" + (newerReadsFirst ? "reads-first-" : "writes-first-");
+		return new Interleaving(run(prefix + "unfenced", rounds, Fencing.NONE, newerReadsFirst),
+				run(prefix + "fenced-update", rounds, Fencing.UPDATE_ONLY, newerReadsFirst),
+				run(prefix + "fenced-read", rounds, Fencing.READ_AND_UPDATE, newerReadsFirst));
+	}
+
+	private Run run(String sku, int rounds, Fencing fencing, boolean newerReadsFirst) throws Exception {
 		int accepted = 0;
 		int refused = 0;
 		int lost = 0;
 		for (int round = 0; round < rounds; round++) {
 			this.stock.reset(sku, INITIAL_STOCK);
-			Outcome outcome = round(sku, fenced);
+			Outcome outcome = round(sku, fencing, newerReadsFirst);
 			if (outcome == Outcome.ACCEPTED) {
 				accepted++;
 			}
@@ -107,7 +111,7 @@ public class PausedHolderDemo {
 	/**
 	 * One round: returns what became of the paused holder's stale write.
 	 */
-	private Outcome round(String sku, boolean fenced) throws Exception {
+	private Outcome round(String sku, Fencing fencing, boolean newerReadsFirst) throws Exception {
 		String key = "stock:" + sku;
 		String connectString = this.curator.getZookeeperClient().getCurrentConnectionString();
 		CuratorFramework client = CuratorFrameworkFactory.builder()
@@ -129,49 +133,64 @@ public class PausedHolderDemo {
 				read.countDown();
 				await(resume);
 			};
-			boolean[] committed = new boolean[1];
+			boolean[] wrote = new boolean[1];
 			CompletableFuture<Boolean> first = CompletableFuture
 				.supplyAsync(() -> paused.execute("stock", key, WAIT, () -> {
-					this.transactions.executeWithoutResult((status) -> take(sku, fenced, heldBack));
-					committed[0] = true;
+					this.stock.take(sku, 1, fencing, heldBack);
+					wrote[0] = true;
 					return Boolean.TRUE;
 				}));
 			awaitOrFail(read, first);
 			expireOnServer(client.getZookeeperClient().getZooKeeper(), connectString);
 			// The second holder: this shop, through the same lock as its orders
-			this.template.execute("stock", key, WAIT, () -> {
-				this.transactions.executeWithoutResult((status) -> take(sku, fenced, () -> {
+			if (!newerReadsFirst) {
+				this.template.execute("stock", key, WAIT, () -> this.stock.take(sku, 1, fencing, () -> {
 				}));
-				return Boolean.TRUE;
-			});
+				resume.countDown();
+				return outcome(first, wrote);
+			}
+			CountDownLatch secondRead = new CountDownLatch(1);
+			CountDownLatch staleWriteDone = new CountDownLatch(1);
+			CompletableFuture<OrderResult> second = CompletableFuture.supplyAsync(
+					() -> this.template.execute("stock", key, WAIT, () -> this.stock.take(sku, 1, fencing, () -> {
+						secondRead.countDown();
+						await(staleWriteDone);
+					})));
+			awaitOrFail(secondRead, second);
 			resume.countDown();
+			Outcome outcome;
 			try {
-				first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+				outcome = outcome(first, wrote);
 			}
-			catch (ExecutionException ex) {
-				// The first holder learns at its release that it lost the lock: after its
-				// write, whatever became of it
-				if (refusal(ex.getCause()) != null) {
-					return Outcome.REFUSED;
-				}
-				if (!committed[0]) {
-					throw ex;
-				}
+			finally {
+				staleWriteDone.countDown();
 			}
-			return Outcome.ACCEPTED;
+			second.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+			return outcome;
 		}
 		finally {
 			client.close();
 		}
 	}
 
-	private void take(String sku, boolean fenced, Runnable work) {
-		if (fenced) {
-			this.stock.take(sku, 1, work);
+	/**
+	 * What became of the first holder's stale write.
+	 */
+	private static Outcome outcome(CompletableFuture<Boolean> first, boolean[] wrote) throws Exception {
+		try {
+			first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
 		}
-		else {
-			this.stock.takeUnfenced(sku, 1, work);
+		catch (ExecutionException ex) {
+			// The first holder learns at its release that it lost the lock: after its
+			// write, whatever became of it
+			if (refusal(ex.getCause()) != null) {
+				return Outcome.REFUSED;
+			}
+			if (!wrote[0]) {
+				throw ex;
+			}
 		}
+		return Outcome.ACCEPTED;
 	}
 
 	/**
@@ -254,13 +273,25 @@ public class PausedHolderDemo {
 	}
 
 	/**
+	 * The runs of one interleaving.
+	 *
+	 * @param unfenced a plain read and a plain update
+	 * @param fencedUpdate a plain read and a fenced update
+	 * @param fencedRead a fenced read and a fenced update, as the shop's orders
+	 */
+	public record Interleaving(Run unfenced, Run fencedUpdate, Run fencedRead) {
+	}
+
+	/**
 	 * The demo's report.
 	 *
 	 * @param rounds the rounds of each run
-	 * @param fenced the run through the shop's fenced stock update
-	 * @param unfenced the run through its unfenced twin
+	 * @param newerHolderWritesFirst the runs whose second holder reads and writes before
+	 * the stale write
+	 * @param newerHolderReadsFirst the runs whose second holder reads before the stale
+	 * write and writes after it
 	 */
-	public record Report(int rounds, Run fenced, Run unfenced) {
+	public record Report(int rounds, Interleaving newerHolderWritesFirst, Interleaving newerHolderReadsFirst) {
 	}
 
 }

@@ -82,7 +82,8 @@ public class ShopController {
 
 	/**
 	 * Run the paused-holder demo: a holder whose lock is lost while it is held back
-	 * writes its stale stock, through the fenced update and through an unfenced twin.
+	 * writes its stale stock, unfenced, through a fenced update alone, and through the
+	 * shop's fenced read and update, while the next holder has written, or has only read.
 	 * @param rounds the rounds of each run, at most 100
 	 * @return the report
 	 * @throws Exception if the demo fails

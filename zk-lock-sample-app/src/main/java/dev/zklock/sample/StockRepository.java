@@ -74,61 +74,40 @@ public class StockRepository {
 	}
 
 	/**
-	 * Take an order if stock allows: read, check, work, write, the stock's write fenced
-	 * with the token of the lock the current thread holds.
+	 * Take an order if stock allows: read, check, work, write. The read raises the stock
+	 * record's fence to the token of the lock the current thread holds, and the write is
+	 * fenced with it: a read-modify-write that a holder whose lock was lost cannot
+	 * overwrite, even when this holder has read and not yet written.
 	 * @param sku the SKU
 	 * @param quantity the quantity
 	 * @return the result
-	 * @throws FencingTokenRejectedException if a later holder of the SKU's lock has
-	 * written the stock since this one read it
+	 * @throws FencingTokenRejectedException if a later holder of the SKU's lock has read
+	 * or written the stock since this one read it
 	 */
 	public OrderResult take(String sku, int quantity) {
-		return take(sku, quantity, StockRepository::pause, true);
+		return take(sku, quantity, Fencing.READ_AND_UPDATE, StockRepository::pause);
 	}
 
 	/**
-	 * Take an order as {@link #take(String, int)} does, with the given work between the
-	 * read and the write.
+	 * Take an order as {@link #take(String, int)} does, fenced as given, with the given
+	 * work between the read and the write.
 	 * @param sku the SKU
 	 * @param quantity the quantity
+	 * @param fencing what is fenced
 	 * @param work what runs between the read and the write
 	 * @return the result
-	 * @throws FencingTokenRejectedException if a later holder of the SKU's lock has
-	 * written the stock since this one read it
+	 * @throws FencingTokenRejectedException if the read or the write is fenced, and a
+	 * later holder of the SKU's lock has read or written the stock since this one's token
+	 * was stored
 	 */
-	public OrderResult take(String sku, int quantity, Runnable work) {
-		return take(sku, quantity, work, true);
-	}
-
-	/**
-	 * Take an order with a plain, unfenced write, for the demos: without a lock, or with
-	 * a lock that was lost, it may overwrite another order's stock update.
-	 * @param sku the SKU
-	 * @param quantity the quantity
-	 * @param work what runs between the read and the write
-	 * @return the result
-	 */
-	public OrderResult takeUnfenced(String sku, int quantity, Runnable work) {
-		return take(sku, quantity, work, false);
-	}
-
-	/**
-	 * Same as {@link #takeUnfenced(String, int, Runnable)} with a short pause as work.
-	 * @param sku the SKU
-	 * @param quantity the quantity
-	 * @return the result
-	 */
-	public OrderResult takeUnfenced(String sku, int quantity) {
-		return takeUnfenced(sku, quantity, StockRepository::pause);
-	}
-
-	private OrderResult take(String sku, int quantity, Runnable work, boolean fenced) {
-		int available = stock(sku);
+	public OrderResult take(String sku, int quantity, Fencing fencing, Runnable work) {
+		int available = (fencing == Fencing.READ_AND_UPDATE)
+				? this.fencing.read(STOCK, sku, (rs, row) -> rs.getInt("qty")).orElse(-1) : stock(sku);
 		if (available < quantity) {
 			return new OrderResult(sku, quantity, false, Math.max(available, 0));
 		}
 		work.run();
-		if (fenced) {
+		if (fencing != Fencing.NONE) {
 			this.fencing.update(STOCK, sku, Map.of("qty", available - quantity));
 		}
 		else {
@@ -142,6 +121,36 @@ public class StockRepository {
 			.param("qty", quantity)
 			.update();
 		return new OrderResult(sku, quantity, true, available - quantity);
+	}
+
+	/**
+	 * Take an order with a plain, unfenced read and write, for the oversell demo: without
+	 * a lock it may overwrite another order's stock update.
+	 * @param sku the SKU
+	 * @param quantity the quantity
+	 * @return the result
+	 */
+	public OrderResult takeUnfenced(String sku, int quantity) {
+		return take(sku, quantity, Fencing.NONE, StockRepository::pause);
+	}
+
+	/**
+	 * What of a read-modify-write of the stock is fenced: the demos compare them.
+	 */
+	public enum Fencing {
+
+		/** A plain read and a plain update: what a lock alone gives. */
+		NONE,
+
+		/**
+		 * A plain read and a fenced update: the write is fenced, not what it was computed
+		 * from.
+		 */
+		UPDATE_ONLY,
+
+		/** A fenced read and a fenced update: the shop's orders. */
+		READ_AND_UPDATE
+
 	}
 
 	private static void pause() {
