@@ -2,7 +2,10 @@ package dev.zklock.jdbc;
 
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -17,6 +20,11 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.template.LockContext;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LeaseState;
+import dev.zklock.core.LockLostException;
+import dev.zklock.core.TestThreads;
+import dev.zklock.core.ZkLock;
+import dev.zklock.jdbc.FencingTokenRejectedException.HolderLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
@@ -33,6 +41,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The token reaches the fenced writes without plumbing: from the lock of a
@@ -108,6 +117,88 @@ class FencedWritesUnderLockTests {
 			})))
 			.satisfies((ex) -> assertThat(ex.getStoredToken()).isEqualTo(Long.MAX_VALUE));
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isZero();
+	}
+
+	@Test
+	void templateTaskReadsThroughAFencedReadWithItsLocksToken() throws Exception {
+		ZkLockTemplate template = new ZkLockTemplate(this.zk.newRegistry(), ObservationRegistry.NOOP);
+		JdbcFencing fencing = new JdbcFencing(this.dataSource);
+		long token = template.execute("stock", "stock:apple", null, () -> {
+			int qty = fencing.read(AbstractJdbcFencingTests.STOCK, "apple", AbstractJdbcFencingTests.QTY).orElseThrow();
+			assertThat(fenceOfApple()).as("raised by the read, before any write")
+				.isEqualTo(LockContext.current().fencingToken());
+			fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", qty - 1));
+			return LockContext.current().fencingToken();
+		});
+		assertThat(fenceOfApple()).isEqualTo(token);
+		assertThat(this.jdbc.queryForObject("SELECT qty FROM stock WHERE sku = 'apple'", Integer.class)).isEqualTo(9);
+	}
+
+	/**
+	 * A holder that still holds its lock is refused because a holder of another key wrote
+	 * the record with its higher token: a misuse, which the refusal names as such, not as
+	 * a lost lock.
+	 */
+	@Test
+	void aLiveHolderRefusedBecauseOfAnotherKeysTokenIsToldItIsAMisuse() throws Exception {
+		ZkLockTemplate template = new ZkLockTemplate(this.zk.newRegistry(), ObservationRegistry.NOOP);
+		ZkLockRegistry otherInstance = this.zk.newRegistry();
+		JdbcFencing fencing = new JdbcFencing(this.dataSource);
+		FencingTokenRejectedException refused = template.execute("stock", "stock:apple", null, () -> {
+			// Another instance, under a lock of another key taken later: a higher token
+			CompletableFuture.runAsync(() -> {
+				ZkLock other = otherInstance.obtain("pricing:apple");
+				other.lock();
+				try {
+					fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", 5), other.fencingToken());
+				}
+				finally {
+					other.unlock();
+				}
+			}, TestThreads.EXECUTOR).get(20, TimeUnit.SECONDS);
+			return catchThrowableOfType(FencingTokenRejectedException.class,
+					() -> fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", 9)));
+		});
+		assertThat(refused).isNotNull();
+		assertThat(refused.getHolderLock()).isEqualTo(HolderLock.HELD);
+		assertThat(refused).hasMessageContaining("still holds its lock")
+			.hasMessageContaining("a holder of another key")
+			.hasMessageNotContaining("lock was lost");
+	}
+
+	/**
+	 * A holder whose node another client deleted, and that has not heard of it, is told
+	 * its lock was lost: ZooKeeper is asked.
+	 */
+	@Test
+	void aHolderWhoseNodeWasDeletedIsToldItsLockWasLost() throws Exception {
+		ZkLockTemplate template = new ZkLockTemplate(this.zk.newRegistry(), ObservationRegistry.NOOP);
+		JdbcFencing fencing = new JdbcFencing(this.dataSource);
+		CuratorFramework other = this.zk.newClient();
+		AtomicReference<FencingTokenRejectedException> refused = new AtomicReference<>();
+		try {
+			template.execute("stock", "stock:apple", null, () -> {
+				for (String node : this.zk.children("/locks/stock:apple")) {
+					other.delete().forPath("/locks/stock:apple/" + node);
+				}
+				assertThat(LockContext.current().leaseState()).as("not heard of yet").isEqualTo(LeaseState.HELD);
+				// The later holder has written
+				this.jdbc.update("UPDATE stock SET fence = ? WHERE sku = 'apple'", Long.MAX_VALUE);
+				refused.set(catchThrowableOfType(FencingTokenRejectedException.class,
+						() -> fencing.update(AbstractJdbcFencingTests.STOCK, "apple", Map.of("qty", 9))));
+				return null;
+			});
+		}
+		catch (LockLostException ex) {
+			// Found at the release, after the task
+		}
+		assertThat(refused.get()).isNotNull();
+		assertThat(refused.get().getHolderLock()).isEqualTo(HolderLock.LOST);
+		assertThat(refused.get()).hasMessageContaining("this holder's lock was lost");
+	}
+
+	private long fenceOfApple() {
+		return this.jdbc.queryForObject("SELECT fence FROM stock WHERE sku = 'apple'", Long.class);
 	}
 
 	private AnnotationConfigApplicationContext context() throws Exception {
