@@ -22,9 +22,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * The {@code zklocks} endpoint. {@code GET /actuator/zklocks} lists the locks this JVM
  * holds or waits for, with the recipe of each (exclusive lock, read/write lock,
- * semaphore), how many holds this JVM has on it and a semaphore's permits; {@code GET
- * /actuator/zklocks/{key}} lists a key's participants across all JVMs, in ZooKeeper queue
- * order, the first holding it. Read-only.
+ * semaphore), how many holds this JVM has on it, a semaphore's permits, and each call of
+ * this JVM that waits for it (as many as the {@code zklock.waiting} meter counts);
+ * {@code GET /actuator/zklocks/{key}} lists a key's participants across all JVMs, in
+ * ZooKeeper queue order, the first holding it. Read-only.
  *
  * @author zk-lock
  */
