@@ -1,6 +1,7 @@
 package dev.zklock.core;
 
 import java.time.Instant;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * @param holderThread the name of the thread holding it exclusively (the mutex, or the
  * write side of a read/write lock), {@code null} if none or held by a lease
  * @param heldSince when the current hold began, {@code null} if not held
- * @param waiters how many local threads wait for it
+ * @param waiters how many calls of this JVM wait for it, in the local queue or in
+ * ZooKeeper: the size of {@code waiting}, and what
+ * {@link dev.zklock.core.registry.ZkLockRegistry#waitingCount()} adds up
  * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
  * @param fencingToken the lease's fencing token, {@code null} if none
  * @param leaseState the lease's state, {@code null} if none
@@ -25,10 +28,19 @@ import org.jspecify.annotations.Nullable;
  * recipes
  * @param lingering whether this JVM keeps the node of an exclusive lock nobody here holds
  * ({@link ZkLockOptions#linger()}): to other participants the key is held
+ * @param waiting the calls of this JVM that wait for it, the longest waiting first
  * @author zk-lock
  */
 public record LocalLockInfo(String key, String path, boolean held, @Nullable String holderThread,
 		@Nullable Instant heldSince, int waiters, @Nullable String nodePath, @Nullable Long fencingToken,
-		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits, boolean lingering) {
+		@Nullable LeaseState leaseState, LockKind kind, int holds, int permits, boolean lingering,
+		List<LocalWaiter> waiting) {
+
+	/**
+	 * Create a new instance.
+	 */
+	public LocalLockInfo {
+		waiting = List.copyOf(waiting);
+	}
 
 }

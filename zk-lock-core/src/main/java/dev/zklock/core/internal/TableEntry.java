@@ -1,6 +1,10 @@
 package dev.zklock.core.internal;
 
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -8,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -27,6 +32,13 @@ public abstract class TableEntry {
 	 * after which it is never used again.
 	 */
 	private final AtomicInteger refs = new AtomicInteger(1);
+
+	/**
+	 * The calls of this JVM waiting for the key, each under a token of its own. One
+	 * record for both {@link #waitingCount()} (the {@code zklock.waiting} meter) and
+	 * {@link #info()} (the {@code zklocks} endpoint), so the two agree.
+	 */
+	private final Map<Object, LocalWaiter> waitingCalls = new ConcurrentHashMap<>();
 
 	public TableEntry(String key, String path) {
 		this.key = key;
@@ -96,9 +108,31 @@ public abstract class TableEntry {
 	}
 
 	/**
-	 * How many threads and leases wait for the key, locally or in ZooKeeper.
+	 * Count a call of the current thread as waiting for the key, locally or in ZooKeeper,
+	 * until {@link #stopWaiting} is given the token returned.
+	 * @param mode what the call asks for
+	 * @return the token of this wait
 	 */
-	public abstract int waitingCount();
+	public final Object startWaiting(LocalWaiter.Mode mode) {
+		Object token = new Object();
+		this.waitingCalls.put(token, new LocalWaiter(Thread.currentThread().getName(), mode, Instant.now()));
+		return token;
+	}
+
+	/**
+	 * End a wait counted by {@link #startWaiting}, whether it was granted or not.
+	 * @param token the token of the wait
+	 */
+	public final void stopWaiting(Object token) {
+		this.waitingCalls.remove(token);
+	}
+
+	/**
+	 * How many calls of this JVM wait for the key, locally or in ZooKeeper.
+	 */
+	public final int waitingCount() {
+		return this.waitingCalls.size();
+	}
 
 	/**
 	 * Apply an action to each ZooKeeper node this entry holds, for the session tracker.
@@ -238,10 +272,14 @@ public abstract class TableEntry {
 	 * A snapshot of this entry, with what its node, if any, says.
 	 */
 	public final LocalLockInfo snapshot(boolean held, @Nullable String holderThread, @Nullable Instant heldSince,
-			int waiters, @Nullable HeldNode node, LockKind kind, int holds, int permits, boolean lingering) {
-		return new LocalLockInfo(this.key, this.path, held, holderThread, heldSince, waiters,
+			@Nullable HeldNode node, LockKind kind, int holds, int permits, boolean lingering) {
+		List<LocalWaiter> waiting = this.waitingCalls.values()
+			.stream()
+			.sorted(Comparator.comparing(LocalWaiter::since))
+			.toList();
+		return new LocalLockInfo(this.key, this.path, held, holderThread, heldSince, waiting.size(),
 				(node != null) ? node.nodePath() : null, (node != null) ? node.fencingToken() : null,
-				(node != null) ? node.state() : null, kind, holds, permits, lingering);
+				(node != null) ? node.state() : null, kind, holds, permits, lingering, waiting);
 	}
 
 }

@@ -1,7 +1,7 @@
 package dev.zklock.autoconfigure.endpoint;
 
-import java.util.Comparator;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.Participant;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -21,9 +22,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * The {@code zklocks} endpoint. {@code GET /actuator/zklocks} lists the locks this JVM
  * holds or waits for, with the recipe of each (exclusive lock, read/write lock,
- * semaphore), how many holds this JVM has on it and a semaphore's permits; {@code GET
- * /actuator/zklocks/{key}} lists a key's participants across all JVMs, in ZooKeeper queue
- * order, the first holding it. Read-only.
+ * semaphore), how many holds this JVM has on it, a semaphore's permits, and each call of
+ * this JVM that waits for it (as many as the {@code zklock.waiting} meter counts);
+ * {@code GET /actuator/zklocks/{key}} lists a key's participants across all JVMs, in
+ * ZooKeeper queue order, the first holding it. Read-only.
  *
  * @author zk-lock
  */
@@ -106,7 +108,9 @@ public class ZkLocksEndpoint {
 	 * lock, or the write side of a read/write lock), {@code null} if none or held by a
 	 * lease
 	 * @param heldSince when the current hold began, {@code null} if not held
-	 * @param waiters how many local threads wait for it
+	 * @param waiters how many calls of this JVM wait for it, locally or for their turn in
+	 * ZooKeeper: the size of {@code waiting}; the {@code zklock.waiting} meter is the sum
+	 * over all keys
 	 * @param nodePath the ZooKeeper node of this JVM's lease, {@code null} if none
 	 * @param fencingToken the lease's fencing token, {@code null} if none
 	 * @param leaseState the lease's state, {@code null} if none
@@ -115,13 +119,13 @@ public class ZkLocksEndpoint {
 	 */
 	public record LocalLock(String key, @Nullable String name, String path, LockKind kind, boolean held, int holds,
 			int permits, @Nullable String holderThread, @Nullable Instant heldSince, int waiters,
-			@Nullable String nodePath, @Nullable Long fencingToken, @Nullable LeaseState leaseState,
-			boolean lingering) {
+			@Nullable String nodePath, @Nullable Long fencingToken, @Nullable LeaseState leaseState, boolean lingering,
+			List<LocalWaiter> waiting) {
 
 		static LocalLock of(LocalLockInfo info, @Nullable String name) {
 			return new LocalLock(info.key(), name, info.path(), info.kind(), info.held(), info.holds(), info.permits(),
 					info.holderThread(), info.heldSince(), info.waiters(), info.nodePath(), info.fencingToken(),
-					info.leaseState(), info.lingering());
+					info.leaseState(), info.lingering(), info.waiting());
 		}
 
 	}

@@ -7,7 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,12 +22,20 @@ import dev.zklock.template.LockMode;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.endpoint.ZkLocksEndpoint.LocalLock;
+import dev.zklock.autoconfigure.metrics.ZkLockMetricsAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockKind;
+import dev.zklock.core.ZkLock;
+import dev.zklock.core.registry.ZkLockRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The {@code zklocks} endpoint shows what a locked method sees of its own lock: the same
  * fencing token, and the lock's name; and what was taken: the recipe, how many holds
- * (readers, permits) this JVM has, and a semaphore's permits.
+ * (readers, permits) this JVM has, and a semaphore's permits; and every call waiting for
+ * a lock, as many as the {@code zklock.waiting} meter counts.
  */
 @Timeout(60)
 class ZkLocksEndpointTests {
@@ -155,6 +166,64 @@ class ZkLocksEndpointTests {
 		});
 	}
 
+	@Test
+	void everyCallWaitingBehindAnotherParticipantIsListedAsTheMeterCountsIt() throws Exception {
+		ZkLockRegistry otherJvm = this.zk.newRegistry();
+		ZkLock busy = otherJvm.obtain("stock:busy");
+		busy.lock();
+		runner()
+			.withConfiguration(
+					AutoConfigurations.of(ZkLockMetricsAutoConfiguration.class, MetricsAutoConfiguration.class,
+							CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+			.run((context) -> {
+				Restocker restocker = context.getBean(Restocker.class);
+				ZkLocksEndpoint endpoint = context.getBean(ZkLocksEndpoint.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				ExecutorService executor = Executors.newFixedThreadPool(2, named("restock-waiter-"));
+				try {
+					// The first waits for its turn in ZooKeeper, the second in this JVM's
+					// queue behind it: both are waiting calls
+					Future<?> first = executor.submit(() -> restocker.queue("busy"));
+					eventually().untilAsserted(() -> assertWaiting(endpoint, meters, "stock:busy", 1));
+					Future<?> second = executor.submit(() -> restocker.queue("busy"));
+					eventually().untilAsserted(() -> assertWaiting(endpoint, meters, "stock:busy", 2));
+					busy.unlock();
+					first.get(20, TimeUnit.SECONDS);
+					second.get(20, TimeUnit.SECONDS);
+					eventually().untilAsserted(() -> {
+						assertThat(meters.get("zklock.waiting").gauge().value()).isZero();
+						assertThat(endpoint.locks().locks()).isEmpty();
+					});
+				}
+				finally {
+					executor.shutdownNow();
+				}
+			});
+		if (busy.isHeldByCurrentThread()) {
+			busy.unlock();
+		}
+	}
+
+	private static void assertWaiting(ZkLocksEndpoint endpoint, MeterRegistry meters, String key, int calls) {
+		assertThat(meters.get("zklock.waiting").gauge().value()).isEqualTo(calls);
+		assertThat(endpoint.locks().locks()).singleElement().satisfies((lock) -> {
+			assertThat(lock.key()).isEqualTo(key);
+			assertThat(lock.held()).isFalse();
+			assertThat(lock.name()).isNull();
+			assertThat(lock.waiters()).isEqualTo(calls);
+			assertThat(lock.waiting()).hasSize(calls).allSatisfy((waiter) -> {
+				assertThat(waiter.thread()).startsWith("restock-waiter-");
+				assertThat(waiter.mode()).isEqualTo(LocalWaiter.Mode.EXCLUSIVE);
+				assertThat(waiter.since()).isNotNull();
+			});
+		});
+	}
+
+	private static ThreadFactory named(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (task) -> new Thread(task, prefix + count.incrementAndGet());
+	}
+
 	private static void await(CountDownLatch latch) {
 		try {
 			if (!latch.await(20, TimeUnit.SECONDS)) {
@@ -186,6 +255,10 @@ class ZkLocksEndpointTests {
 				.findFirst()
 				.orElseThrow();
 			return new Seen(token, listed);
+		}
+
+		@DistributedLock(key = "'stock:' + #sku", waitAtMost = "30s")
+		public void queue(String sku) {
 		}
 
 		@DistributedLock(key = "'catalog'", mode = LockMode.READ, waitAtMost = "20s")

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
@@ -79,6 +80,8 @@ public final class MutexEngine {
 	public void acquire(String key, String path, Holder who, Deadline deadline, boolean waitForOthers,
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		MutexEntry entry = this.engine.retain(this.entries, key, path);
+		// A semaphore's guard waits for the semaphore's caller, who is counted there
+		@Nullable Object wait = (who.kind() != Holder.Kind.PERMIT) ? entry.startWaiting(LocalWaiter.Mode.EXCLUSIVE) : null;
 		boolean acquired = false;
 		try {
 			Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
@@ -107,6 +110,9 @@ public final class MutexEngine {
 			}
 		}
 		finally {
+			if (wait != null) {
+				entry.stopWaiting(wait);
+			}
 			interrupts.restore();
 			if (!acquired) {
 				this.entries.release(entry);

@@ -295,20 +295,6 @@ public final class MutexEntry extends TableEntry {
 		this.holds = holds;
 	}
 
-	/**
-	 * Waiters in the local queue, plus the head if it is still acquiring in ZooKeeper.
-	 */
-	@Override
-	public int waitingCount() {
-		this.stateLock.lock();
-		try {
-			return this.waiters.size() + ((this.holder != null && this.heldSince == null) ? 1 : 0);
-		}
-		finally {
-			this.stateLock.unlock();
-		}
-	}
-
 	@Override
 	public boolean isHeld() {
 		return this.heldSince != null;
@@ -771,8 +757,8 @@ public final class MutexEntry extends TableEntry {
 		try {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
-			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.waiters.size(),
-					this.node, this.permitGuard ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.node,
+					this.permitGuard ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.stateLock.unlock();

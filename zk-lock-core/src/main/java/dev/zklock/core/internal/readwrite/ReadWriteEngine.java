@@ -2,6 +2,7 @@ package dev.zklock.core.internal.readwrite;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.internal.AcquireFailure;
@@ -60,6 +61,7 @@ public final class ReadWriteEngine {
 	void acquireRead(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
 		ReadWriteEntry entry = this.engine.retain(this.entries, key, path);
+		Object wait = entry.startWaiting(LocalWaiter.Mode.READ);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
@@ -98,6 +100,7 @@ public final class ReadWriteEngine {
 			}
 		}
 		finally {
+			entry.stopWaiting(wait);
 			interrupts.restore();
 			if (!acquired) {
 				if (locked) {
@@ -115,6 +118,7 @@ public final class ReadWriteEngine {
 	void acquireWrite(String key, String path, Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
 		ReadWriteEntry entry = this.engine.retain(this.entries, key, path);
+		Object wait = entry.startWaiting(LocalWaiter.Mode.WRITE);
 		boolean acquired = false;
 		boolean locked = false;
 		try {
@@ -143,6 +147,7 @@ public final class ReadWriteEngine {
 			}
 		}
 		finally {
+			entry.stopWaiting(wait);
 			interrupts.restore();
 			if (!acquired) {
 				if (locked) {

@@ -547,17 +547,6 @@ public final class ReadWriteEntry extends TableEntry {
 	}
 
 	@Override
-	public int waitingCount() {
-		this.state.lock();
-		try {
-			return this.local.getQueueLength() + this.joining + ((this.acquirer != null) ? 1 : 0);
-		}
-		finally {
-			this.state.unlock();
-		}
-	}
-
-	@Override
 	public void forEachHeldNode(Consumer<HeldNode> action) {
 		HeldNode read = this.readNode;
 		if (read != null) {
@@ -580,8 +569,8 @@ public final class ReadWriteEntry extends TableEntry {
 		finally {
 			this.state.unlock();
 		}
-		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.heldSince, this.local.getQueueLength(),
-				heldNodeOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
+		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.heldSince, heldNodeOf(owner != null),
+				LockKind.READ_WRITE, readers, 0, false);
 	}
 
 	/**

@@ -10,6 +10,7 @@ import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
@@ -68,6 +69,7 @@ public final class SemaphoreEngine {
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		SemaphoreEntry entry = this.engine.retain(this.entries, key, path);
 		entry.waiting(1, permits);
+		Object wait = entry.startWaiting(LocalWaiter.Mode.SEMAPHORE);
 		boolean acquired = false;
 		try {
 			String guardPath = ZKPaths.makePath(path, LockDriver.SEMAPHORE_GUARD);
@@ -102,6 +104,7 @@ public final class SemaphoreEngine {
 			return new SemaphoreLease(this, entry, lease);
 		}
 		finally {
+			entry.stopWaiting(wait);
 			entry.waiting(-1, permits);
 			interrupts.restore();
 			if (!acquired) {

@@ -112,11 +112,6 @@ final class SemaphoreEntry extends TableEntry {
 	}
 
 	@Override
-	public int waitingCount() {
-		return this.waiting.get();
-	}
-
-	@Override
 	public void forEachHeldNode(Consumer<HeldNode> action) {
 		this.leases.forEach(action);
 	}
@@ -140,8 +135,8 @@ final class SemaphoreEntry extends TableEntry {
 	@Override
 	public LocalLockInfo info() {
 		HeldNode first = this.leases.stream().findFirst().orElse(null);
-		return snapshot(isHeld(), null, this.heldSince, this.waiting.get(), first, LockKind.SEMAPHORE,
-				this.leases.size(), this.permits, false);
+		return snapshot(isHeld(), null, this.heldSince, first, LockKind.SEMAPHORE, this.leases.size(), this.permits,
+				false);
 	}
 
 }
