@@ -142,18 +142,8 @@ final class LockProblems {
 	 * @return the problem
 	 */
 	ProblemDetail problem(GuardedWriteRefusedException ex, @Nullable String path) {
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.CONFLICT);
-		problem.setType(URI.create(GUARDED_WRITE_REFUSED_TYPE));
-		problem.setTitle("Guarded write refused");
-		if (this.exposeLockDetails) {
-			problem.setDetail(ex.getMessage());
-			problem.setProperty("lockKey", ex.getKey());
-			problem.setProperty("fencingToken", ex.getFencingToken());
-		}
-		else {
-			problem.setDetail("The lock was lost before the write; nothing of it was written.");
-		}
-		return withInstance(problem, path);
+		return lockProblem(HttpStatus.CONFLICT, GUARDED_WRITE_REFUSED_TYPE, "Guarded write refused", ex,
+				"The lock was lost before the write; nothing of it was written.", path);
 	}
 
 	/**
@@ -163,25 +153,37 @@ final class LockProblems {
 	 * @return the problem
 	 */
 	ProblemDetail problem(LockLostException ex, @Nullable String path) {
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);
-		problem.setType(URI.create(LOCK_LOST_TYPE));
-		problem.setTitle("Lock lost");
+		ProblemDetail problem = lockProblem(HttpStatus.INTERNAL_SERVER_ERROR, LOCK_LOST_TYPE, "Lock lost", ex,
+				switch (ex.getWorkOutcome()) {
+					case COMPLETED -> "The request's work ran to its end, but its lock was lost while it ran: "
+							+ "another request may have worked on the same resource at the same time.";
+					case STOPPED ->
+						"The request's work was stopped when its lock was lost; part of it may have been done.";
+					case NOT_STARTED -> "A call of the request found its lock lost and did not run; "
+							+ "the work before it may have been done.";
+				}, path);
+		if (this.exposeLockDetails) {
+			problem.setProperty("workOutcome", ex.getWorkOutcome().name());
+		}
+		return problem;
+	}
+
+	/**
+	 * A problem of its own type about a held lock: the exception's message, key and token
+	 * only where lock details are exposed, else a detail that names none of them.
+	 */
+	private ProblemDetail lockProblem(HttpStatus status, String type, String title, LockLostException ex,
+			String hiddenDetail, @Nullable String path) {
+		ProblemDetail problem = ProblemDetail.forStatus(status);
+		problem.setType(URI.create(type));
+		problem.setTitle(title);
 		if (this.exposeLockDetails) {
 			problem.setDetail(ex.getMessage());
 			problem.setProperty("lockKey", ex.getKey());
 			problem.setProperty("fencingToken", ex.getFencingToken());
 		}
 		else {
-			problem.setDetail(switch (ex.getWorkOutcome()) {
-				case COMPLETED -> "The request's work ran to its end, but its lock was lost while it ran: "
-						+ "another request may have worked on the same resource at the same time.";
-				case STOPPED -> "The request's work was stopped when its lock was lost; part of it may have been done.";
-				case NOT_STARTED -> "A call of the request found its lock lost and did not run; "
-						+ "the work before it may have been done.";
-			});
-		}
-		if (this.exposeLockDetails) {
-			problem.setProperty("workOutcome", ex.getWorkOutcome().name());
+			problem.setDetail(hiddenDetail);
 		}
 		return withInstance(problem, path);
 	}
