@@ -29,7 +29,7 @@ public final class LockPaths {
 	 */
 	public static String lockPath(String rootPath, String key) {
 		validateKey(key);
-		return rootPath.equals("/") ? "/" + key : rootPath + "/" + key;
+		return rootPath + "/" + key;
 	}
 
 	/**
@@ -71,38 +71,80 @@ public final class LockPaths {
 	}
 
 	/**
-	 * Check a root path: absolute, no trailing slash (but for {@code /}), no empty or
-	 * relative segments.
+	 * ZooKeeper's own tree: its configuration and quotas live there, and no lock may.
+	 */
+	public static final String RESERVED_PATH = "/zookeeper";
+
+	/**
+	 * Check a root path: a valid ZooKeeper path ({@link #validatePath}), not {@code /}
+	 * (at the root a key such as {@code zookeeper} would name ZooKeeper's own tree), and
+	 * not ZooKeeper's reserved tree {@value #RESERVED_PATH} or a path inside it.
 	 * @param rootPath the root path
 	 * @throws IllegalArgumentException naming the root path and what is wrong with it
 	 */
 	public static void validateRootPath(String rootPath) {
-		if (!rootPath.startsWith("/")) {
-			throw new IllegalArgumentException(
-					"Lock root path must be absolute (start with '/'), but was '" + rootPath + "'");
-		}
+		validatePath("Lock root path", rootPath);
 		if (rootPath.equals("/")) {
+			throw new IllegalArgumentException("Lock root path must not be '/': the locks need a node of their own, "
+					+ "such as '/locks' (at the root, a key such as 'zookeeper' would be ZooKeeper's own tree)");
+		}
+		if (isReserved(rootPath)) {
+			throw new IllegalArgumentException("Lock root path must not be ZooKeeper's reserved tree " + RESERVED_PATH
+					+ " or inside it, but was '" + printable(rootPath) + "'");
+		}
+	}
+
+	/**
+	 * Check a ZooKeeper path: absolute, no trailing slash (but for {@code /}), no empty,
+	 * {@code .} or {@code ..} segments, and no character ZooKeeper refuses (each segment
+	 * as a key, {@link #validateKey}).
+	 * @param what what the path is, to start the message: "Lock root path"
+	 * @param path the path
+	 * @throws IllegalArgumentException naming the path, control characters escaped, and
+	 * what is wrong with it
+	 */
+	public static void validatePath(String what, String path) {
+		if (!path.startsWith("/")) {
+			throw new IllegalArgumentException(
+					what + " must be absolute (start with '/'), but was '" + printable(path) + "'");
+		}
+		if (path.equals("/")) {
 			return;
 		}
-		if (rootPath.endsWith("/")) {
-			throw new IllegalArgumentException("Lock root path must not end with '/', but was '" + rootPath + "'");
+		if (path.endsWith("/")) {
+			throw new IllegalArgumentException(what + " must not end with '/', but was '" + printable(path) + "'");
 		}
-		for (String segment : rootPath.substring(1).split("/", -1)) {
+		for (String segment : path.substring(1).split("/", -1)) {
 			if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
 				throw new IllegalArgumentException(
-						"Lock root path must not contain empty, '.' or '..' segments, but was '" + rootPath + "'");
+						what + " must not contain empty, '.' or '..' segments, but was '" + printable(path) + "'");
 			}
 			try {
 				validateKey(segment);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Lock root path '" + printable(rootPath)
-						+ "' is not a valid ZooKeeper path: " + ex.getMessage(), ex);
+				throw new IllegalArgumentException(
+						what + " '" + printable(path) + "' is not a valid ZooKeeper path: " + ex.getMessage(), ex);
 			}
 		}
 	}
 
-	private static String printable(String s) {
+	/**
+	 * Whether a path is ZooKeeper's reserved tree {@value #RESERVED_PATH} or inside it.
+	 * @param path an absolute path
+	 * @return whether it is reserved
+	 */
+	public static boolean isReserved(String path) {
+		return path.equals(RESERVED_PATH) || path.startsWith(RESERVED_PATH + "/");
+	}
+
+	/**
+	 * Text for a message: control characters escaped as Java Unicode escapes, as keys are
+	 * in the messages of {@link #validateKey}.
+	 * @param s the text
+	 * @return the text, printable
+	 */
+	public static String printable(String s) {
 		StringBuilder sb = new StringBuilder();
 		s.chars().forEach((c) -> {
 			if (Character.isISOControl(c)) {

@@ -31,10 +31,14 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * node is deleted at once when another participant joins the queue
  * @param acl the ACL of the nodes the engine creates; open by default, creator-only
  * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
+ * @param maxKeysPerCall the most distinct keys one lock on several keys
+ * ({@link ZkLockRegistry#obtainAll}, {@link ZkLockRegistry#obtainAllReadWrite}) may take,
+ * {@value #DEFAULT_MAX_KEYS_PER_CALL} by default; more are refused before any request to
+ * ZooKeeper
  * @author zk-lock
  */
 public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalHandoffs, LostLockPolicy lostLockPolicy,
-		Duration releaseTimeout, Duration linger, List<ACL> acl) {
+		Duration releaseTimeout, Duration linger, List<ACL> acl, int maxKeysPerCall) {
 
 	/**
 	 * The default root path.
@@ -48,6 +52,15 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	public static final Duration MAX_LINGER = Duration.ofHours(1);
 
 	/**
+	 * The default bound on the keys of one lock on several keys. The keys are taken one
+	 * by one, a ZooKeeper round trip each (and one more each to release them), under one
+	 * wait: 64 cost some tens of milliseconds on a healthy ensemble, a small part of the
+	 * default wait, while a call with thousands of keys would spend its whole wait taking
+	 * them, and load the ensemble for every caller.
+	 */
+	public static final int DEFAULT_MAX_KEYS_PER_CALL = 64;
+
+	/**
 	 * Validate the options.
 	 * @param rootPath the root path
 	 * @param defaultWait the default wait
@@ -56,6 +69,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 * @param releaseTimeout the release timeout
 	 * @param linger the linger
 	 * @param acl the ACL of created nodes
+	 * @param maxKeysPerCall the most distinct keys of one lock on several keys
 	 */
 	public ZkLockOptions {
 		Objects.requireNonNull(acl, "acl must not be null");
@@ -81,6 +95,26 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 		if (linger.isNegative() || linger.compareTo(MAX_LINGER) > 0) {
 			throw new IllegalArgumentException("linger must be between 0 and " + MAX_LINGER + ", but was " + linger);
 		}
+		if (maxKeysPerCall < 1) {
+			throw new IllegalArgumentException("maxKeysPerCall must be at least 1, but was " + maxKeysPerCall);
+		}
+	}
+
+	/**
+	 * The options of earlier versions, with the default bound on the keys of one call
+	 * ({@value #DEFAULT_MAX_KEYS_PER_CALL}).
+	 * @param rootPath the root path
+	 * @param defaultWait the default wait
+	 * @param maxLocalHandoffs the hand-off bound
+	 * @param lostLockPolicy the lost-lock policy
+	 * @param releaseTimeout the release timeout
+	 * @param linger the linger
+	 * @param acl the ACL of created nodes
+	 */
+	public ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalHandoffs, LostLockPolicy lostLockPolicy,
+			Duration releaseTimeout, Duration linger, List<ACL> acl) {
+		this(rootPath, defaultWait, maxLocalHandoffs, lostLockPolicy, releaseTimeout, linger, acl,
+				DEFAULT_MAX_KEYS_PER_CALL);
 	}
 
 	/**
@@ -94,12 +128,15 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 
 	/**
 	 * Return a copy with another root path.
-	 * @param rootPath an absolute ZooKeeper path
+	 * @param rootPath an absolute ZooKeeper path, not {@code /}, and not ZooKeeper's
+	 * reserved tree {@code /zookeeper} or inside it (see
+	 * {@link LockPaths#validateRootPath})
 	 * @return the new options
+	 * @throws IllegalArgumentException naming the path and what is wrong with it
 	 */
 	public ZkLockOptions withRootPath(String rootPath) {
 		return new ZkLockOptions(rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.linger, this.acl);
+				this.releaseTimeout, this.linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -109,7 +146,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withDefaultWait(Duration defaultWait) {
 		return new ZkLockOptions(this.rootPath, defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.linger, this.acl);
+				this.releaseTimeout, this.linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -119,7 +156,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withMaxLocalHandoffs(int maxLocalHandoffs) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.linger, this.acl);
+				this.releaseTimeout, this.linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -129,7 +166,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withLostLockPolicy(LostLockPolicy lostLockPolicy) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, lostLockPolicy,
-				this.releaseTimeout, this.linger, this.acl);
+				this.releaseTimeout, this.linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -140,7 +177,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withReleaseTimeout(Duration releaseTimeout) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				releaseTimeout, this.linger, this.acl);
+				releaseTimeout, this.linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -151,7 +188,7 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withLinger(Duration linger) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, linger, this.acl);
+				this.releaseTimeout, linger, this.acl, this.maxKeysPerCall);
 	}
 
 	/**
@@ -161,7 +198,17 @@ public record ZkLockOptions(String rootPath, Duration defaultWait, int maxLocalH
 	 */
 	public ZkLockOptions withAcl(List<ACL> acl) {
 		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
-				this.releaseTimeout, this.linger, acl);
+				this.releaseTimeout, this.linger, acl, this.maxKeysPerCall);
+	}
+
+	/**
+	 * Return a copy with another bound on the keys of one lock on several keys.
+	 * @param maxKeysPerCall the most distinct keys one call may lock, at least 1
+	 * @return the new options
+	 */
+	public ZkLockOptions withMaxKeysPerCall(int maxKeysPerCall) {
+		return new ZkLockOptions(this.rootPath, this.defaultWait, this.maxLocalHandoffs, this.lostLockPolicy,
+				this.releaseTimeout, this.linger, this.acl, maxKeysPerCall);
 	}
 
 }

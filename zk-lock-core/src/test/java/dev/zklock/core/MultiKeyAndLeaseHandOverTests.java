@@ -5,10 +5,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.zookeeper.ZooDefs.OpCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.zklock.core.LockAcquisitionException.Reason;
+import dev.zklock.core.faults.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
@@ -84,6 +87,41 @@ class MultiKeyAndLeaseHandOverTests {
 		}
 		finally {
 			busy.unlock();
+		}
+	}
+
+	/**
+	 * The second key's create is answered late, so that the wait is nearly spent when the
+	 * third key's create is sent, and its reply comes after the wait: nobody holds any of
+	 * the keys, and the call must not say they were held by another participant for the
+	 * whole wait, nor count only the third key's part of the wait.
+	 */
+	@Test
+	void aWaitThatRunsOutPartWaySaysHowFarItGotAndHowLongItWaited() throws Exception {
+		ZkFaultProxy proxy = this.zk.newProxy();
+		ZkLockRegistry registry = this.zk.newRegistry(this.zk.newClient(proxy.connectString()),
+				ZkLockOptions.defaults());
+		proxy.delayNextReplyUnder(OpCode.create2, "/locks/part-b/", Duration.ofMillis(800));
+		proxy.delayNextReplyUnder(OpCode.create2, "/locks/part-c/", Duration.ofSeconds(3));
+		ZkLock lock = registry.obtainAll(List.of("part-a", "part-b", "part-c"));
+		LockAcquisitionException failure = assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> lock.acquire(Duration.ofMillis(1000)))
+			.actual();
+		assertThat(proxy.rulesFired()).isTrue();
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_REPLY);
+		assertThat(failure.getKey()).isEqualTo("part-c");
+		assertThat(failure.getPath()).isEqualTo("/locks/part-c");
+		assertThat(failure.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+		assertThat(failure.getMessage())
+			.startsWith("Could not acquire lock 'part-c' (ZooKeeper path /locks/part-c) after waiting "
+					+ failure.getWaited().toMillis() + " ms: ZooKeeper did not reply within the wait (the wait of "
+					+ "1000 ms ran out while taking the keys one by one: 2 of the 3 keys were taken, one by one, and "
+					+ "given back; nobody was seen holding 'part-c', the next key, whose reply was still awaited")
+			.endsWith("the wait is too short for 3 keys)")
+			.doesNotContain("held by another participant");
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		for (String key : List.of("part-a", "part-b", "part-c")) {
+			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/" + key)).isEmpty());
 		}
 	}
 

@@ -210,7 +210,8 @@ public final class ZkLockAutoConfiguration {
 			.withMaxLocalHandoffs(lock.getMaxLocalHandoffs())
 			.withLostLockPolicy(lock.getLostLockPolicy())
 			.withReleaseTimeout(lock.getReleaseTimeout())
-			.withLinger(lock.getLinger());
+			.withLinger(lock.getLinger())
+			.withMaxKeysPerCall(lock.getMaxKeysPerCall());
 		if (properties.getAuth().isEnabled()) {
 			options = options.withAcl(ZooDefs.Ids.CREATOR_ALL_ACL);
 		}

@@ -32,7 +32,8 @@ public class ZkLockProperties implements InitializingBean {
 	private String connectString = "localhost:2181";
 
 	/**
-	 * Curator namespace: a path prefix, without a leading slash, applied to every node.
+	 * Curator namespace: a path prefix, without a leading or trailing slash, applied to
+	 * every node; not zookeeper (ZooKeeper's reserved tree) or inside it.
 	 */
 	private @Nullable String namespace;
 
@@ -333,6 +334,22 @@ public class ZkLockProperties implements InitializingBean {
 		 * that queues makes it go at once. 0 (off) deletes it on release.
 		 */
 		private Duration linger = Duration.ZERO;
+
+		/**
+		 * The most distinct keys one call may lock at once (a key expression that gives a
+		 * collection or an array, or the template's keys). The keys are taken one by one,
+		 * a ZooKeeper round trip each, under the call's one wait; more are refused before
+		 * any request.
+		 */
+		private int maxKeysPerCall = 64;
+
+		public int getMaxKeysPerCall() {
+			return this.maxKeysPerCall;
+		}
+
+		public void setMaxKeysPerCall(int maxKeysPerCall) {
+			this.maxKeysPerCall = maxKeysPerCall;
+		}
 
 		public String getRootPath() {
 			return this.rootPath;

@@ -1,7 +1,10 @@
 package dev.zklock.autoconfigure;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLockOptions;
@@ -50,12 +53,16 @@ final class ZkLockPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("zklock.lock.max-local-handoffs",
 					lock.getMaxLocalHandoffs(), "must not be negative (0 disables local hand-off)");
 		}
+		if (lock.getMaxKeysPerCall() < 1) {
+			throw new InvalidConfigurationPropertyValueException("zklock.lock.max-keys-per-call",
+					lock.getMaxKeysPerCall(), "must be at least 1");
+		}
 		try {
 			LockPaths.validateRootPath(lock.getRootPath());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException("zklock.lock.root-path", lock.getRootPath(),
-					ex.getMessage());
+			throw new InvalidConfigurationPropertyValueException("zklock.lock.root-path",
+					LockPaths.printable(lock.getRootPath()), ex.getMessage());
 		}
 		int embeddedPort = properties.getEmbedded().getPort();
 		if (embeddedPort < 0 || embeddedPort > 65535) {
@@ -67,10 +74,35 @@ final class ZkLockPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("zklock.tls.trust-store", tls.getTrustStore(),
 					"must be set when zklock.tls.enabled is true");
 		}
-		String namespace = properties.getNamespace();
-		if (namespace != null && (namespace.startsWith("/") || namespace.endsWith("/"))) {
-			throw new InvalidConfigurationPropertyValueException("zklock.namespace", namespace,
+		validateNamespace(properties.getNamespace(), lock.getRootPath());
+	}
+
+	/**
+	 * A namespace is the first segments of every path: one or more valid segments, and
+	 * not ZooKeeper's reserved tree, which it would put every lock in whatever the root
+	 * path.
+	 */
+	private static void validateNamespace(@Nullable String namespace, String rootPath) {
+		if (namespace == null || namespace.isEmpty()) {
+			return;
+		}
+		String value = LockPaths.printable(namespace);
+		if (namespace.startsWith("/") || namespace.endsWith("/")) {
+			throw new InvalidConfigurationPropertyValueException("zklock.namespace", value,
 					"must not start or end with '/'");
+		}
+		try {
+			LockPaths.validatePath("Namespace", "/" + namespace);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("zklock.namespace", value,
+					"is not one or more ZooKeeper path segments: "
+							+ Objects.requireNonNullElse(ex.getMessage(), ex.toString()));
+		}
+		if (LockPaths.isReserved("/" + namespace)) {
+			throw new InvalidConfigurationPropertyValueException("zklock.namespace", value,
+					"with zklock.lock.root-path '" + LockPaths.printable(rootPath) + "' it would put the locks at /"
+							+ value + rootPath + ", inside ZooKeeper's reserved tree " + LockPaths.RESERVED_PATH);
 		}
 	}
 
@@ -79,12 +111,18 @@ final class ZkLockPropertiesValidator {
 		int chroot = connectString.indexOf('/');
 		if (chroot >= 0) {
 			hosts = connectString.substring(0, chroot);
+			String path = connectString.substring(chroot);
 			try {
-				LockPaths.validateRootPath(connectString.substring(chroot));
+				LockPaths.validatePath("Its chroot", path);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new InvalidConfigurationPropertyValueException(property, connectString,
-						"its chroot is not a valid ZooKeeper path");
+				throw new InvalidConfigurationPropertyValueException(property, LockPaths.printable(connectString),
+						"its chroot is not a valid ZooKeeper path: " + ex.getMessage());
+			}
+			if (LockPaths.isReserved(path)) {
+				throw new InvalidConfigurationPropertyValueException(property, LockPaths.printable(connectString),
+						"its chroot '" + LockPaths.printable(path) + "' would put every lock inside ZooKeeper's "
+								+ "reserved tree " + LockPaths.RESERVED_PATH);
 			}
 		}
 		if (hosts.isBlank()) {

@@ -274,6 +274,29 @@ class DistributedLockAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void constantKeysThatCanNeverBeLockedAreReportedAsFailureAnalyses() {
+		runner().withBean(EmptyListService.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on " + EmptyListService.class.getName()
+					+ ".run() cannot work: its key expression \"{}\" is a constant whose value, [], can never be "
+					+ "locked: it evaluated to an empty collection; there is nothing to lock.");
+			assertThat(analysis.getAction()).contains("key = \"'inventory'\"");
+		});
+		runner().withBean(DotDotService.class).run((context) -> {
+			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).isEqualTo("@DistributedLock on " + DotDotService.class.getName()
+					+ ".run() cannot work: its key expression \"'..'\" is a constant whose value, '..', can never be "
+					+ "locked: it gave an invalid key: Lock key must not be '..': ZooKeeper does not allow relative "
+					+ "path segments.");
+		});
+	}
+
+	@Test
 	void readWriteAndSemaphoreDeclarationsThatCannotWorkAreReportedAsFailureAnalyses() {
 		runner().withBean(NoPermitsService.class).run((context) -> {
 			FailureAnalysis analysis = ZkLockFailureAnalyzers.invalidLockDeclaration()
@@ -624,6 +647,22 @@ class DistributedLockAutoConfigurationIntegrationTests {
 
 		@DistributedLock(key = "'weekly'")
 		public void weekly() {
+		}
+
+	}
+
+	public static class EmptyListService {
+
+		@DistributedLock(key = "{}")
+		public void run() {
+		}
+
+	}
+
+	public static class DotDotService {
+
+		@DistributedLock(key = "'..'")
+		public void run() {
 		}
 
 	}

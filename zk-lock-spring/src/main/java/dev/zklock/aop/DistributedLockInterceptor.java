@@ -70,6 +70,11 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		Collection<String> keys = evaluateKeys(operation, invocation.getArguments(), target);
 		ZkLockTemplate template = this.template.get();
+		int maxKeys = template.getRegistry().getOptions().maxKeysPerCall();
+		if (keys.size() > maxKeys) {
+			throw invalidKey(operation, "evaluated to " + keys.size() + " distinct keys, but one call may lock at most "
+					+ maxKeys + " (zklock.lock.max-keys-per-call); nothing was locked");
+		}
 		return switch (operation.returnKind()) {
 			case SYNCHRONOUS -> synchronous(template, operation, keys, invocation, target);
 			case COMPLETION_STAGE -> completionStage(template, operation, keys, invocation, target);
@@ -162,6 +167,26 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	private Collection<String> evaluateKeys(LockOperation operation, @Nullable Object[] args, Object target) {
 		Object value = this.evaluator.evaluate(operation, args, target);
+		try {
+			return keys(value, operation.declaration().isSemaphore());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(operation.annotation() + " key expression \"" + operation.keyExpression()
+					+ "\" on " + operation.describeMethod() + " " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * The keys a key expression's value stands for, in lock order: the value as one key,
+	 * or each element of a collection or array, duplicates folded; the rules of a call,
+	 * and of a constant expression at startup ({@link LockOperationParser}).
+	 * @param value the value
+	 * @param semaphore whether the keys are a semaphore's, which takes one key
+	 * @return the keys
+	 * @throws IllegalArgumentException whose message says what is wrong with the value,
+	 * to follow the expression and its method: "evaluated to an empty collection; ..."
+	 */
+	static Collection<String> keys(@Nullable Object value, boolean semaphore) {
 		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
 			List<Object> elements = new ArrayList<>();
 			if (value instanceof Collection<?> collection) {
@@ -171,19 +196,19 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 				elements.addAll(asList(value));
 			}
 			if (elements.isEmpty()) {
-				throw invalidKey(operation, "evaluated to an empty collection; there is nothing to lock");
+				throw new IllegalArgumentException("evaluated to an empty collection; there is nothing to lock");
 			}
 			SortedSet<String> keys = new TreeSet<>();
 			for (Object element : elements) {
-				keys.add(validKey(operation, element));
+				keys.add(validKey(element));
 			}
-			if (keys.size() > 1 && operation.declaration().isSemaphore()) {
-				throw invalidKey(operation,
-						"evaluated to several keys " + keys + "; a semaphore's permit is " + "taken on one key");
+			if (keys.size() > 1 && semaphore) {
+				throw new IllegalArgumentException(
+						"evaluated to several keys " + keys + "; a semaphore's permit is taken on one key");
 			}
 			return keys;
 		}
-		return List.of(validKey(operation, value));
+		return List.of(validKey(value));
 	}
 
 	private static List<?> asList(Object array) {
@@ -194,18 +219,18 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		return Arrays.asList(elements);
 	}
 
-	private static String validKey(LockOperation operation, @Nullable Object value) {
+	private static String validKey(@Nullable Object value) {
 		if (value == null || value.toString().isBlank()) {
-			throw invalidKey(operation, "evaluated to " + ((value == null) ? "null" : "'" + value + "'")
-					+ "; a lock key must not be null or blank");
+			throw new IllegalArgumentException(
+					"evaluated to " + ((value == null) ? "null" : "'" + LockPaths.printable(value.toString()) + "'")
+							+ "; a lock key must not be null or blank");
 		}
 		String key = value.toString();
 		try {
 			LockPaths.validateKey(key);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(operation.annotation() + " key expression \"" + operation.keyExpression()
-					+ "\" on " + operation.describeMethod() + " gave an invalid key: " + ex.getMessage(), ex);
+			throw new IllegalArgumentException("gave an invalid key: " + ex.getMessage(), ex);
 		}
 		return key;
 	}

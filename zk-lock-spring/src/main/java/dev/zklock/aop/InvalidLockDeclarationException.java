@@ -2,6 +2,8 @@ package dev.zklock.aop;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.core.LockPaths;
+
 /**
  * Thrown when a {@code @DistributedLock} or {@code @DistributedSemaphore} declaration
  * cannot work: the method cannot be proxied (private, static, final, or not on a proxied
@@ -52,7 +54,8 @@ public class InvalidLockDeclarationException extends IllegalStateException {
 	public InvalidLockDeclarationException(String annotation, String method, @Nullable String expression,
 			String problem, String action) {
 		super("Invalid " + annotation + " on " + method
-				+ ((expression != null) ? " with key expression \"" + expression + "\"" : "") + ": " + problem);
+				+ ((expression != null) ? " with key expression \"" + LockPaths.printable(expression) + "\"" : "")
+				+ ": " + problem);
 		this.annotation = annotation;
 		this.method = method;
 		this.expression = expression;

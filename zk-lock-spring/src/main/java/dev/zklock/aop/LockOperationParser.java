@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.annotation.OnLost;
+import dev.zklock.core.LockPaths;
 import dev.zklock.template.LockDefinition;
 import dev.zklock.template.LockMode;
 
@@ -23,8 +24,12 @@ import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.InlineList;
+import org.springframework.expression.spel.ast.Literal;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
@@ -131,6 +136,7 @@ final class LockOperationParser {
 				throw new InvalidLockDeclarationException(annotation, description, expression,
 						"it " + problem.problem(), problem.action());
 			}
+			checkConstant(spel, declaration.isSemaphore(), annotation, description, expression);
 		}
 		// What a generic method returns on this class, not its erasure
 		Class<?> returnType = ResolvableType.forMethodReturnType(specificMethod, userClass)
@@ -173,6 +179,41 @@ final class LockOperationParser {
 		}
 		return new LockOperation(declaration, specificMethod, userClass, parsed, definition, elementKey, kind, adapter,
 				notAcquired);
+	}
+
+	/**
+	 * A key expression that is a constant (a literal, or an inline list of literals) has
+	 * the same value at every call: evaluate it once, now, by the rules of a call, so
+	 * that one that could never be a key ({@code "{}"}, {@code "'..'"}) fails startup
+	 * rather than every call.
+	 */
+	private static void checkConstant(SpelExpression spel, boolean semaphore, String annotation, String description,
+			String expression) {
+		SpelNode ast = spel.getAST();
+		if (!(ast instanceof Literal || (ast instanceof InlineList list && list.isConstant()))) {
+			return;
+		}
+		Object value;
+		try {
+			value = spel.getValue();
+		}
+		catch (EvaluationException ex) {
+			// Not constant after all: left to the call, which reports it with its
+			// arguments
+			return;
+		}
+		try {
+			DistributedLockInterceptor.keys(value, semaphore);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockDeclarationException(annotation, description, expression,
+					"it is a constant whose value, "
+							+ ((value instanceof String text) ? "'" + LockPaths.printable(text) + "'"
+									: LockPaths.printable(String.valueOf(value)))
+							+ ", can never be locked: it " + ex.getMessage(),
+					"Give a key that can be one ZooKeeper path segment, e.g. key = \"'inventory'\", or a list of "
+							+ "them, e.g. key = \"{'stock:a', 'stock:b'}\"");
+		}
 	}
 
 	private static <A extends Annotation> @Nullable A findAnnotation(Method specificMethod, Method method,

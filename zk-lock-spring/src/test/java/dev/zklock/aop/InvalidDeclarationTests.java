@@ -185,6 +185,38 @@ class InvalidDeclarationTests {
 	}
 
 	@Test
+	void emptyInlineList() {
+		assertFailsStartup(EmptyInlineList.class, "run()", "{}",
+				"it is a constant whose value, [], can never be locked: it evaluated to an empty collection; there "
+						+ "is nothing to lock");
+	}
+
+	@Test
+	void constantThatCannotBeAKey() {
+		assertFailsStartup(DotDotConstant.class, "run()", "'..'",
+				"it is a constant whose value, '..', can never be locked: it gave an invalid key: Lock key must not "
+						+ "be '..': ZooKeeper does not allow relative path segments");
+		assertFailsStartup(BlankConstant.class, "run()", "'  '",
+				"it is a constant whose value, '  ', can never be locked: it evaluated to '  '; a lock key must not "
+						+ "be null or blank");
+		assertFailsStartup(ListWithABadKey.class, "run()", "{'ok', 'a/b'}",
+				"it is a constant whose value, [ok, a/b], can never be locked: it gave an invalid key: Lock key "
+						+ "'a/b' contains '/' at index 1");
+		assertFailsStartup(ControlCharacterConstant.class, "run()", "'a\u0007b'",
+				"it is a constant whose value, 'a\\u0007b', can never be locked: it gave an invalid key: Lock key "
+						+ "'a\\u0007b' contains control character U+0007 at index 1");
+	}
+
+	@Test
+	void constantKeysThatCanWorkStart() throws Exception {
+		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidConstants.class)) {
+			ValidConstants valid = context.getBean(ValidConstants.class);
+			assertThat(valid.one()).isEqualTo("one");
+			assertThat(valid.several()).isEqualTo("several");
+		}
+	}
+
+	@Test
 	void expressionsThatCanWorkStart() throws Exception {
 		try (AnnotationConfigApplicationContext context = start(ClassProxies.class, ValidExpressions.class)) {
 			ValidExpressions valid = context.getBean(ValidExpressions.class);
@@ -754,6 +786,60 @@ class InvalidDeclarationTests {
 		@DistributedLock(key = "'k'")
 		public Stream<String> run() {
 			return Stream.empty();
+		}
+
+	}
+
+	public static class EmptyInlineList {
+
+		@DistributedLock(key = "{}")
+		public void run() {
+		}
+
+	}
+
+	public static class DotDotConstant {
+
+		@DistributedLock(key = "'..'")
+		public void run() {
+		}
+
+	}
+
+	public static class BlankConstant {
+
+		@DistributedLock(key = "'  '")
+		public void run() {
+		}
+
+	}
+
+	public static class ListWithABadKey {
+
+		@DistributedLock(key = "{'ok', 'a/b'}")
+		public void run() {
+		}
+
+	}
+
+	public static class ControlCharacterConstant {
+
+		@DistributedLock(key = "'a\u0007b'")
+		public void run() {
+		}
+
+	}
+
+	public static class ValidConstants {
+
+		@DistributedLock(key = "'inventory'")
+		public String one() {
+			return "one";
+		}
+
+		@DistributedLock(key = "{'stock:a', 'stock:b', 'stock:a'}")
+		public String several() {
+			return "several";
 		}
 
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,24 @@ class MultiKeyLockingTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> transfers.collection(withNull))
 			.withMessageContaining("evaluated to null");
 		assertThat(transfers.calls()).hasValue(0);
+	}
+
+	@Test
+	void moreKeysThanOneCallMayLockFailTheCallBeforeAnyRequest() throws Exception {
+		Transfers transfers = start();
+		List<String> before = this.zk.children("/");
+		assertThat(this.zk.children("/locks")).isEmpty();
+		List<String> keys = IntStream.range(0, 10_000).mapToObj((i) -> "k" + i).toList();
+		assertThatIllegalArgumentException().isThrownBy(() -> transfers.collection(keys))
+			.withMessage("@DistributedLock key expression \"#keys\" on " + Transfers.class.getName()
+					+ ".collection(List) evaluated to 10000 distinct keys, but one call may lock at most 64 "
+					+ "(zklock.lock.max-keys-per-call); nothing was locked");
+		assertThat(transfers.calls()).hasValue(0);
+		assertThat(this.zk.children("/")).isEqualTo(before);
+		assertThat(this.zk.children("/locks")).isEmpty();
+		// 64, the bound, are locked
+		assertThat(transfers.collection(keys.subList(0, 64))).isEmpty();
+		assertThat(transfers.calls()).hasValue(1);
 	}
 
 	@Test

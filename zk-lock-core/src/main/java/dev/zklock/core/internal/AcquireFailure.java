@@ -19,14 +19,47 @@ public class AcquireFailure extends Exception {
 
 	private final String detail;
 
+	private final boolean undecided;
+
 	public AcquireFailure(LockAcquisitionException.Reason reason, String detail, @Nullable Throwable cause) {
+		this(reason, detail, cause, false);
+	}
+
+	private AcquireFailure(LockAcquisitionException.Reason reason, String detail, @Nullable Throwable cause,
+			boolean undecided) {
 		super(detail, cause, false, false);
 		this.reason = reason;
 		this.detail = detail;
+		this.undecided = undecided;
+	}
+
+	/**
+	 * A wait that ran out while ZooKeeper's reply was awaited, never queued behind
+	 * another holder: nobody was seen holding the lock. Reported {@code HELD_REMOTELY},
+	 * since ZooKeeper could not tell in time whether someone does
+	 * ({@link Deadline#ranOut}).
+	 * @param detail what the wait was spent on
+	 * @return the failure
+	 */
+	static AcquireFailure undecided(String detail) {
+		return new AcquireFailure(LockAcquisitionException.Reason.HELD_REMOTELY, detail, null, true);
 	}
 
 	public LockAcquisitionException.Reason reason() {
 		return this.reason;
+	}
+
+	public String detail() {
+		return this.detail;
+	}
+
+	/**
+	 * Whether the wait ran out before ZooKeeper could tell whether another participant
+	 * holds the lock: the attempt was never queued behind anyone.
+	 * @return whether nobody was seen holding the lock
+	 */
+	public boolean isUndecided() {
+		return this.undecided;
 	}
 
 	public LockAcquisitionException toException(String key, String path, Duration waited) {

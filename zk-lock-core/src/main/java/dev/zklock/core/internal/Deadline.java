@@ -109,13 +109,13 @@ public final class Deadline {
 		}
 		String spent = "the last " + TimeUnit.NANOSECONDS.toMillis(stretch) + " ms went to " + during;
 		if (busyCause == null) {
-			return new AcquireFailure(Reason.HELD_REMOTELY,
-					spent + ", and the wait ran out before ZooKeeper could tell who holds the lock", null);
+			return AcquireFailure
+				.undecided(spent + ", and the wait ran out before ZooKeeper could tell who holds the lock");
 		}
 		return new AcquireFailure(busyCause, (this.busyDetail.isEmpty() ? "" : this.busyDetail + "; ") + spent, null);
 	}
 
-	Duration elapsed() {
+	public Duration elapsed() {
 		return Duration.ofNanos(System.nanoTime() - this.start);
 	}
 

@@ -146,6 +146,21 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	/**
+	 * Acquire within {@code wait} for a caller that reports a failure itself, as a lock
+	 * on several keys does: reentry first, then one acquisition under its own deadline,
+	 * as {@link #acquire(Duration)} makes.
+	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt
+	 * @throws AcquireFailure why the lock was not acquired
+	 * @throws InterruptedException if the thread was interrupted
+	 */
+	public final void acquireOrFail(Duration wait) throws AcquireFailure, InterruptedException {
+		if (reenter()) {
+			return;
+		}
+		acquire(Deadline.after(wait), !wait.isZero(), Interrupts.interruptible());
+	}
+
+	/**
 	 * The node behind the current thread's hold.
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */

@@ -96,10 +96,19 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * Create a registry.
 	 * @param client the Curator client, started by the caller
 	 * @param options the options
+	 * @throws IllegalArgumentException if the client's namespace puts the locks inside
+	 * ZooKeeper's reserved tree {@code /zookeeper}
 	 */
 	public ZkLockRegistry(CuratorFramework client, ZkLockOptions options) {
 		this.client = Objects.requireNonNull(client, "client must not be null");
 		this.options = Objects.requireNonNull(options, "options must not be null");
+		String namespace = client.getNamespace();
+		if (namespace != null && !namespace.isEmpty() && LockPaths.isReserved("/" + namespace + options.rootPath())) {
+			throw new IllegalArgumentException(
+					"The Curator namespace '" + LockPaths.printable(namespace) + "' and the lock root path '"
+							+ options.rootPath() + "' would put the locks at /" + LockPaths.printable(namespace)
+							+ options.rootPath() + ", inside ZooKeeper's reserved tree " + LockPaths.RESERVED_PATH);
+		}
 		this.engine = new Engine(client, options);
 		this.mutex = new MutexEngine(this.engine);
 		this.readWrite = new ReadWriteEngine(this.engine);
@@ -156,7 +165,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * fencing token: read each key's through {@link #obtain}.
 	 * @param keys the keys, at least one
 	 * @return the lock; for a single distinct key, the same as {@link #obtain}
-	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
+	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or
+	 * there are more distinct keys than {@link ZkLockOptions#maxKeysPerCall()}
 	 */
 	public ZkLock obtainAll(Collection<String> keys) {
 		SortedSet<String> sorted = sortedKeys(keys);
@@ -173,7 +183,8 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * does for exclusive locks. Neither side can be handed to a lease.
 	 * @param keys the keys, at least one
 	 * @return the lock; for a single distinct key, the same as {@link #obtainReadWrite}
-	 * @throws IllegalArgumentException if there is no key, or a key cannot be a lock key
+	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or
+	 * there are more distinct keys than {@link ZkLockOptions#maxKeysPerCall()}
 	 */
 	public ZkReadWriteLock obtainAllReadWrite(Collection<String> keys) {
 		SortedSet<String> sorted = sortedKeys(keys);
@@ -217,6 +228,12 @@ public class ZkLockRegistry implements AutoCloseable {
 		}
 		if (sorted.isEmpty()) {
 			throw new IllegalArgumentException("At least one lock key is needed, but none was given");
+		}
+		int max = this.options.maxKeysPerCall();
+		if (sorted.size() > max) {
+			throw new IllegalArgumentException("A lock on several keys takes at most " + max
+					+ " distinct keys (maxKeysPerCall), but " + sorted.size() + " were given, from '" + sorted.first()
+					+ "' to '" + sorted.last() + "': lock fewer keys at once, or a coarser key");
 		}
 		return sorted;
 	}

@@ -249,6 +249,17 @@ public final class ZkFaultProxy implements AutoCloseable {
 		this.rules.add(new Rule(opCode, path::equals, Action.DELAY_REPLY, delay));
 	}
 
+	/**
+	 * Hold back the reply to the next request of an operation on a path that starts with
+	 * a prefix, and every reply after it on that connection, for a while.
+	 * @param opCode a {@link ZooDefs.OpCode} constant
+	 * @param pathPrefix how the request's server path starts
+	 * @param delay how long to hold it
+	 */
+	public void delayNextReplyUnder(int opCode, String pathPrefix, Duration delay) {
+		this.rules.add(new Rule(opCode, (path) -> path.startsWith(pathPrefix), Action.DELAY_REPLY, delay));
+	}
+
 	private static boolean onLocks(String path) {
 		return path.startsWith(LOCKS);
 	}

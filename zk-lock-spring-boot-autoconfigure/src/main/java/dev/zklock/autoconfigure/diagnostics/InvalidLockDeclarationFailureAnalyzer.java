@@ -1,6 +1,7 @@
 package dev.zklock.autoconfigure.diagnostics;
 
 import dev.zklock.aop.InvalidLockDeclarationException;
+import dev.zklock.core.LockPaths;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -17,8 +18,9 @@ final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyze
 		StringBuilder description = new StringBuilder(cause.getAnnotation()).append(" on ")
 			.append(cause.getMethod())
 			.append(" cannot work");
-		if (cause.getExpression() != null) {
-			description.append(": its key expression \"").append(cause.getExpression()).append("\" ");
+		String expression = cause.getExpression();
+		if (expression != null) {
+			description.append(": its key expression \"").append(LockPaths.printable(expression)).append("\" ");
 			description
 				.append(cause.getProblem().startsWith("it ") ? cause.getProblem().substring(3) : cause.getProblem());
 		}

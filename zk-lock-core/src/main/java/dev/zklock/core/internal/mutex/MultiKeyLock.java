@@ -12,11 +12,14 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.GuardedMulti;
+import dev.zklock.core.internal.ThreadOwnedLock;
 
 /**
  * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}, and each side of
@@ -45,7 +48,7 @@ public final class MultiKeyLock implements ZkLock {
 
 	@Override
 	public void lock() {
-		takeAllUninterruptibly((lock) -> {
+		takeAllUninterruptibly((lock, taken) -> {
 			lock.lock();
 			return true;
 		});
@@ -53,7 +56,7 @@ public final class MultiKeyLock implements ZkLock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		takeAll((lock) -> {
+		takeAll((lock, taken) -> {
 			lock.lockInterruptibly();
 			return true;
 		});
@@ -61,24 +64,77 @@ public final class MultiKeyLock implements ZkLock {
 
 	@Override
 	public boolean tryLock() {
-		return takeAllUninterruptibly(ZkLock::tryLock);
+		return takeAllUninterruptibly((lock, taken) -> lock.tryLock());
 	}
 
 	@Override
 	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
 		long nanos = unit.toNanos(Math.max(0, time));
 		Deadline deadline = Deadline.after(nanos);
-		return takeAll((lock) -> lock.tryLock(remaining(deadline, nanos), TimeUnit.NANOSECONDS));
+		return takeAll((lock, taken) -> lock.tryLock(remaining(deadline, nanos), TimeUnit.NANOSECONDS));
 	}
 
+	/**
+	 * Take every key under the one wait. A failure names the key it stopped at and the
+	 * whole time waited; part-way, it says how many keys were taken, and a wait that ran
+	 * out while ZooKeeper's reply for the next key was awaited, nobody having been seen
+	 * holding it, is not reported busy ({@link #failure}).
+	 */
 	@Override
 	public void acquire(Duration wait) {
 		Deadline deadline = Deadline.after(wait);
 		long nanos = Deadline.saturatedNanos(wait);
-		takeAllUninterruptibly((lock) -> {
-			lock.acquire(Duration.ofNanos(remaining(deadline, nanos)));
-			return true;
+		takeAllUninterruptibly((lock, taken) -> {
+			Duration keyWait = Duration.ofNanos(remaining(deadline, nanos));
+			if (!(lock instanceof ThreadOwnedLock owned)) {
+				lock.acquire(keyWait);
+				return true;
+			}
+			try {
+				owned.acquireOrFail(keyWait);
+				return true;
+			}
+			catch (AcquireFailure ex) {
+				throw failure(ex, lock, taken, deadline, wait);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw failure(new AcquireFailure(Reason.INTERRUPTED, "", ex), lock, taken, deadline, wait);
+			}
 		});
+	}
+
+	/**
+	 * The failure of the whole call, stopped at {@code lock} after {@code taken} keys:
+	 * the key's own failure, with the time waited since the call began; and, part-way,
+	 * how far the call got. When the wait ran out while ZooKeeper's reply for the key was
+	 * awaited, and nobody was seen holding it, the key's own reason would say
+	 * {@code HELD_REMOTELY} ("held by another participant for the whole wait"), which is
+	 * untrue of a call that spent its wait taking the keys before it one by one. No
+	 * reason says "the wait was too short for the keys"; {@code NO_REPLY} is the least
+	 * misleading (the reply awaited when the wait ran out had not come), and the detail
+	 * says what happened.
+	 */
+	private LockAcquisitionException failure(AcquireFailure failure, ZkLock lock, int taken, Deadline deadline,
+			Duration wait) {
+		Duration waited = deadline.elapsed();
+		if (taken == 0) {
+			return failure.toException(lock.key(), lock.path(), waited);
+		}
+		int of = this.locks.size();
+		String progress = taken + " of the " + of + " keys were taken, one by one, and given back";
+		if (failure.isUndecided()) {
+			return new AcquireFailure(Reason.NO_REPLY,
+					"the wait of " + wait.toMillis() + " ms ran out while taking the keys one by one: " + progress
+							+ "; nobody was seen holding '" + lock.key() + "', the next key, whose reply was "
+							+ "still awaited (" + failure.detail() + "): the wait is too short for " + of + " keys",
+					failure.getCause())
+				.toException(lock.key(), lock.path(), waited);
+		}
+		String detail = failure.detail();
+		return new AcquireFailure(failure.reason(), (detail.isEmpty() ? "" : detail + "; ") + progress,
+				failure.getCause())
+			.toException(lock.key(), lock.path(), waited);
 	}
 
 	/**
@@ -102,7 +158,7 @@ public final class MultiKeyLock implements ZkLock {
 		int taken = 0;
 		try {
 			for (ZkLock lock : this.locks) {
-				if (!taker.take(lock)) {
+				if (!taker.take(lock, taken)) {
 					giveBack(taken, null);
 					return false;
 				}
@@ -147,7 +203,13 @@ public final class MultiKeyLock implements ZkLock {
 	@FunctionalInterface
 	private interface Taker {
 
-		boolean take(ZkLock lock) throws InterruptedException;
+		/**
+		 * Take one lock.
+		 * @param lock the lock
+		 * @param taken how many locks before it were taken
+		 * @return whether it was taken
+		 */
+		boolean take(ZkLock lock, int taken) throws InterruptedException;
 
 	}
 
