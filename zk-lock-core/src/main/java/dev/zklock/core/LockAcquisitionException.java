@@ -125,6 +125,14 @@ public class LockAcquisitionException extends RuntimeException {
 		}
 
 		/**
+		 * Return the reason in words, as the message gives it.
+		 * @return the description
+		 */
+		public String description() {
+			return this.description;
+		}
+
+		/**
 		 * Whether the lock was busy: someone else, in this JVM or another participant,
 		 * held it for the whole wait. Only then does trying again later make sense as it
 		 * is; the other reasons say ZooKeeper, the caller or the registry failed.

@@ -157,6 +157,71 @@ class RevocationTests {
 	}
 
 	/**
+	 * Nodes that only look like lock nodes, persistent ones anyone may create with a lock
+	 * node's name and data of their own, are no lock: neither listed as participants nor
+	 * written a request; the holder beside them is.
+	 */
+	@Test
+	void persistentNodesNamedAsLockNodesAreNeitherListedNorWritten() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLock lock = registry.obtain("mixed");
+		lock.lock();
+		CountDownLatch told = new CountDownLatch(1);
+		lock.onRevocationRequested(told::countDown);
+		try {
+			String held = this.zk.children("/locks/mixed").get(0);
+			// Behind the holder: named as lock nodes, they would otherwise be queued
+			// ahead
+			CuratorFramework other = this.zk.newClient();
+			other.create().forPath("/locks/mixed/lock-0000000007", "foreign-payload".getBytes());
+			other.create()
+				.forPath("/locks/mixed/_c_0b412ac5-3f7e-4c55-9d3a-1e0a2b3c4d5e-__WRIT__0000000008",
+						"foreign-payload".getBytes());
+			other.create().forPath("/locks/mixed/secret", "foreign-payload".getBytes());
+			Map<String, Stat> foreign = stats("/locks/mixed");
+			foreign.remove("/locks/mixed/" + held);
+			assertThat(this.zk.newRegistry().participants("mixed")).singleElement()
+				.satisfies((participant) -> assertThat(participant.node()).isEqualTo(held))
+				.satisfies((participant) -> assertThat(participant.owner()).doesNotContain("foreign"));
+			assertThat(this.zk.newRegistry().requestRevocation("mixed")).containsExactly("/locks/mixed/" + held);
+			assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+			Map<String, Stat> after = stats("/locks/mixed");
+			after.keySet().retainAll(foreign.keySet());
+			foreign.remove("/locks/mixed");
+			after.remove("/locks/mixed");
+			assertThat(after).as("the foreign nodes as they were").isEqualTo(foreign);
+			assertThat(other.getData().forPath("/locks/mixed/lock-0000000007")).asString().isEqualTo("foreign-payload");
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	/**
+	 * A key with only foreign nodes under it: nobody is asked, nothing is written, and
+	 * the refusal names none of them.
+	 */
+	@Test
+	void aKeyWithOnlyForeignNodesIsRefusedWithoutNamingThem() throws Exception {
+		CuratorFramework other = this.zk.newClient();
+		other.create()
+			.creatingParentsIfNeeded()
+			.forPath("/locks/foreign/lock-0000000001", "foreign-payload".getBytes());
+		other.create().forPath("/locks/foreign/secret", "foreign-payload".getBytes());
+		Map<String, Stat> before = stats("/locks/foreign");
+		assertThat(this.zk.newRegistry().participants("foreign")).isEmpty();
+		assertThatExceptionOfType(RevocationRefusedException.class)
+			.isThrownBy(() -> this.zk.newRegistry().requestRevocation("foreign"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(RevocationRefusedException.Reason.NOT_A_LOCK))
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("'foreign'")
+				.contains("2 children")
+				.doesNotContain("secret")
+				.doesNotContain("lock-0000000001"));
+		assertThat(stats("/locks/foreign")).as("every node as it was").isEqualTo(before);
+		assertThat(other.getData().forPath("/locks/foreign/lock-0000000001")).asString().isEqualTo("foreign-payload");
+	}
+
+	/**
 	 * Every node under a path, the path's own included, with its stat.
 	 */
 	private Map<String, Stat> stats(String path) throws Exception {

@@ -624,8 +624,10 @@ public class ZkLockProperties implements InitializingBean {
 
 		/**
 		 * Whether the problem response names the lock: its key, the reason, the time
-		 * waited, and the exception's message (ZooKeeper path and holders) as detail. Off
-		 * by default, as these are internals a client should not see.
+		 * waited, and as detail its ZooKeeper path and, for a busy lock, the holder (its
+		 * node and owner pid@host, or the name of the holding thread of this JVM). Never
+		 * the connect string. Off by default, as these are internals a client should not
+		 * see.
 		 */
 		private boolean exposeLockDetails = false;
 

@@ -3,6 +3,7 @@ package dev.zklock.core.internal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * How the engine reads the names of the nodes under a lock path, Curator's alike: the
@@ -15,6 +16,15 @@ public final class NodeNames {
 	static final String PROTECTED_PREFIX = "_c_";
 
 	private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(NodeNames::sequenceOf);
+
+	/**
+	 * A lock node's name: {@code [_c_<uuid>-]<lock name><sequence>}, the lock name one of
+	 * the exclusive and the read/write recipes'.
+	 */
+	private static final Pattern LOCK_NODE = Pattern
+		.compile("(" + Pattern.quote(PROTECTED_PREFIX) + "[0-9a-fA-F-]{36}-)?("
+				+ Pattern.quote(LockDriver.MUTEX.lockName()) + "|" + Pattern.quote(LockDriver.WRITE.lockName()) + "|"
+				+ Pattern.quote(LockDriver.READ.lockName()) + ")-?[0-9]+");
 
 	private NodeNames() {
 	}
@@ -35,6 +45,19 @@ public final class NodeNames {
 	 */
 	static void sortInQueueOrder(List<String> children) {
 		children.sort(BY_SEQUENCE);
+	}
+
+	/**
+	 * Whether a child of a lock path is named as a lock node of the exclusive or the
+	 * read/write recipe, ours or Curator's: its lock name and sequence, behind the
+	 * protection prefix if any. The name alone does not make a lock node: anyone may
+	 * create a node of that name; a lock node is also ephemeral (its stat's
+	 * {@code ephemeralOwner} is not 0), which only a read of its stat tells.
+	 * @param nodeName the child's name
+	 * @return whether it is named as a lock node
+	 */
+	public static boolean isLockNodeName(String nodeName) {
+		return LOCK_NODE.matcher(nodeName).matches();
 	}
 
 	/**

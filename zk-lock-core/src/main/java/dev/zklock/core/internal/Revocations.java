@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Watcher;
@@ -26,15 +25,6 @@ public final class Revocations {
 	public static final byte[] REVOKE = "__REVOKE__".getBytes(StandardCharsets.UTF_8);
 
 	private static final Logger logger = LoggerFactory.getLogger(Revocations.class);
-
-	/**
-	 * A lock node's name: {@code [_c_<uuid>-]<lock name><sequence>}, the lock name one of
-	 * the exclusive and the read/write recipes'.
-	 */
-	private static final Pattern LOCK_NODE = Pattern
-		.compile("(" + Pattern.quote(NodeNames.PROTECTED_PREFIX) + "[0-9a-fA-F-]{36}-)?("
-				+ Pattern.quote(LockDriver.MUTEX.lockName()) + "|" + Pattern.quote(LockDriver.WRITE.lockName()) + "|"
-				+ Pattern.quote(LockDriver.READ.lockName()) + ")-?[0-9]+");
 
 	private final ZkOps ops;
 
@@ -128,31 +118,20 @@ public final class Revocations {
 	}
 
 	/**
-	 * Whether a child of a lock path is a lock node of the exclusive or the read/write
-	 * recipe, ours or Curator's: its lock name and sequence, behind the protection prefix
-	 * if any. Nothing else under a key's path (a semaphore's {@code nodes} and
-	 * {@code locks} containers, say) may be written a request.
-	 * @param nodeName the child's name
-	 * @return whether it is a lock node
-	 */
-	public static boolean isLockNode(String nodeName) {
-		return LOCK_NODE.matcher(nodeName).matches();
-	}
-
-	/**
-	 * Say what a key's path holds when it holds no lock node, for a refusal.
+	 * Say what a key's path holds when it holds no lock node, for a refusal, without
+	 * naming any of it: the children are anyone's nodes, and their names are not the
+	 * caller's to learn.
 	 * @param children the path's children, none of them a lock node
 	 * @return a sentence of detail
 	 */
 	public static String describeOthers(List<String> children) {
-		List<String> sorted = children.stream().sorted().toList();
-		String names = String.join(", ", sorted.subList(0, Math.min(sorted.size(), 5)))
-				+ ((sorted.size() > 5) ? " and " + (sorted.size() - 5) + " more" : "");
 		boolean semaphore = children.contains(LockDriver.SEMAPHORE_LEASES)
 				|| children.contains(LockDriver.SEMAPHORE_GUARD);
-		return "its children are " + names
-				+ (semaphore ? ": a semaphore's leases and guard, and semaphore permits are not revocable"
-						: ", none of them a lock node");
+		if (semaphore) {
+			return "it holds a semaphore's leases and guard, and semaphore permits are not revocable";
+		}
+		return "it has " + children.size() + ((children.size() == 1) ? " child" : " children")
+				+ ", none of them an ephemeral lock node";
 	}
 
 	private static LockDriver driverOf(String nodeName) {

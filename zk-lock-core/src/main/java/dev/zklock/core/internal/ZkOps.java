@@ -222,14 +222,41 @@ public final class ZkOps {
 	}
 
 	/**
-	 * Write a node's data, whatever its version; completes with {@code false} if the node
-	 * does not exist.
+	 * Read a node's stat, without its data and without a watch; completes with
+	 * {@code null} if the node does not exist.
 	 */
-	public CompletableFuture<Boolean> setData(String path, byte[] data) {
+	public CompletableFuture<@Nullable Stat> stat(String path) {
+		CompletableFuture<@Nullable Stat> future = new CompletableFuture<>();
+		try {
+			zooKeeper().exists(serverPath(path), false, (rc, p, ctx, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue()) {
+					future.complete(stat);
+				}
+				else if (rc == KeeperException.Code.NONODE.intValue()) {
+					future.complete(null);
+				}
+				else {
+					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+				}
+			}, null);
+		}
+		catch (Exception ex) {
+			future.completeExceptionally(ex);
+		}
+		return future;
+	}
+
+	/**
+	 * Write a node's data if its version is still {@code version}; completes with
+	 * {@code false} if the node does not exist or has another version (it changed, or
+	 * another node of its name replaced it, since its version was read).
+	 */
+	public CompletableFuture<Boolean> setData(String path, byte[] data, int version) {
 		CompletableFuture<Boolean> future = new CompletableFuture<>();
 		try {
-			zooKeeper().setData(serverPath(path), data, -1, (rc, p, ctx, stat) -> {
-				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+			zooKeeper().setData(serverPath(path), data, version, (rc, p, ctx, stat) -> {
+				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()
+						|| rc == KeeperException.Code.BADVERSION.intValue()) {
 					future.complete(rc == KeeperException.Code.OK.intValue());
 				}
 				else {

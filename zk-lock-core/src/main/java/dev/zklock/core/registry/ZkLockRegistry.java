@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -15,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.ConnectionStatus;
@@ -419,11 +422,19 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	/**
 	 * Return the participants queued for a key in ZooKeeper, across all JVMs, in queue
-	 * order: the first holds the lock. Reads ZooKeeper: the child list, then every child
-	 * at once; the whole read is bounded by the client's connection timeout, and fails at
-	 * once if the client is not connected.
+	 * order: the first holds the lock. A participant is a lock node of the exclusive or
+	 * the read/write recipe, ours or Curator's: a child of the key's path named as one
+	 * ({@code [_c_<uuid>-]lock-<sequence>}, {@code __READ__}, {@code __WRIT__}) and
+	 * ephemeral. Nothing else under the path is read beyond its stat, or listed: a
+	 * persistent node named as a lock node is nobody's lock, and the data of other nodes
+	 * is not the caller's to see. A semaphore's key has none (its leases are under
+	 * {@code <path>/leases}). Reads ZooKeeper: the child list, the stat of every child
+	 * named as a lock node at once, then the data of the ephemeral ones at once; the
+	 * whole read is bounded by the client's connection timeout, and fails at once if the
+	 * client is not connected.
 	 * @param key the key
 	 * @return the participants, empty if none
+	 * @throws IllegalArgumentException if the key cannot be a lock key; nothing is read
 	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
 	 * @throws KeeperException.ConnectionLossException if the client is not connected; the
 	 * message names the connection's state
@@ -434,24 +445,27 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
-			children = NodeNames
-				.inQueueOrder(awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path));
+			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path);
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
 		}
+		Map<String, Stat> lockNodes = ephemeral(statsOfLockNamed(path, children, deadline, LISTING, key));
+		List<String> queue = NodeNames.inQueueOrder(new ArrayList<>(lockNodes.keySet()));
 		List<CompletableFuture<ZkOps.@Nullable NodeData>> reads = new ArrayList<>();
-		for (String child : children) {
+		for (String child : queue) {
 			reads.add(this.engine.ops.getData(path + "/" + child, null));
 		}
 		List<Participant> participants = new ArrayList<>();
-		for (int i = 0; i < children.size(); i++) {
+		for (int i = 0; i < queue.size(); i++) {
 			ZkOps.NodeData read = awaitRead(reads.get(i), deadline, LISTING, key, path);
-			if (read == null) {
-				// Released while we read: no longer a participant
+			String child = queue.get(i);
+			Stat listed = Objects.requireNonNull(lockNodes.get(child), "the queue is the map's keys");
+			if (read == null || read.stat().getCzxid() != listed.getCzxid()) {
+				// Released while we read (a node of that name since is another's): no
+				// longer a participant
 				continue;
 			}
-			String child = children.get(i);
 			participants.add(
 					new Participant(child, NodeNames.sequenceOf(child), new String(read.data(), StandardCharsets.UTF_8),
 							read.stat().getCzxid(), participants.isEmpty(), read.stat().getEphemeralOwner()));
@@ -469,13 +483,19 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * {@linkplain ZkLockOptions#linger() linger}) goes at once, and a node asked for is
 	 * not kept or reused after its hold.
 	 * <p>
-	 * Only lock nodes are asked: the children of the key's path named as the exclusive
-	 * lock's and the read/write lock's nodes are (Curator's {@code lock-},
-	 * {@code __READ__} and {@code __WRIT__}, with or without the protection prefix).
-	 * Anything else under the path, such as a semaphore's {@code leases} and
-	 * {@code locks}, is never written: semaphore permits are not revocable.
+	 * Only lock nodes are asked: the ephemeral children of the key's path named as the
+	 * exclusive lock's and the read/write lock's nodes are (Curator's {@code lock-},
+	 * {@code __READ__} and {@code __WRIT__}, with or without the protection prefix). Each
+	 * is written only at the version its stat was read with, so that a node deleted and
+	 * replaced in between, by anyone, is not written. Anything else under the path, such
+	 * as a semaphore's {@code leases} and {@code locks}, or a persistent node named as a
+	 * lock node, is never written, nor its data read: semaphore permits are not
+	 * revocable, and a persistent node is nobody's lock. A refusal does not name the
+	 * other nodes.
 	 * @param key the key
 	 * @return the nodes asked, never empty
+	 * @throws IllegalArgumentException if the key cannot be a lock key; nothing is read
+	 * or written
 	 * @throws RevocationRefusedException if nobody was asked and nothing was written: the
 	 * path has no lock node (nobody holds the lock, or it is not a revocable lock), or
 	 * every holder released its node while it was asked
@@ -494,18 +514,26 @@ public class ZkLockRegistry implements AutoCloseable {
 		catch (KeeperException.NoNodeException ex) {
 			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD, "");
 		}
-		List<String> locks = children.stream().filter(Revocations::isLockNode).toList();
+		Map<String, Stat> named = statsOfLockNamed(path, children, deadline, what, key);
+		Map<String, Stat> locks = ephemeral(named);
 		if (locks.isEmpty()) {
-			if (children.isEmpty()) {
+			// Nodes named as lock nodes but gone since the list were released: only the
+			// ones left, none of them a lock node, are worth a word
+			List<String> left = children.stream()
+				.filter((child) -> !NodeNames.isLockNodeName(child) || named.containsKey(child))
+				.toList();
+			if (left.isEmpty()) {
 				throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD, "");
 			}
 			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_A_LOCK,
-					Revocations.describeOthers(children));
+					Revocations.describeOthers(left));
 		}
 		List<String> asked = new ArrayList<>();
-		for (String holder : Revocations.holders(locks)) {
+		for (String holder : Revocations.holders(new ArrayList<>(locks.keySet()))) {
 			String node = path + "/" + holder;
-			if (awaitRead(this.engine.ops.setData(node, Revocations.REVOKE), deadline, what, key, path)) {
+			int version = Objects.requireNonNull(locks.get(holder), "the holders are among the map's keys")
+				.getVersion();
+			if (awaitRead(this.engine.ops.setData(node, Revocations.REVOKE, version), deadline, what, key, path)) {
 				asked.add(node);
 			}
 		}
@@ -514,6 +542,42 @@ public class ZkLockRegistry implements AutoCloseable {
 					"its holders released it while they were asked");
 		}
 		return asked;
+	}
+
+	/**
+	 * The children named as lock nodes ({@link NodeNames#isLockNodeName}), with the stat
+	 * each was read with, in the order given; only their stats are read, all at once, no
+	 * data. A node gone since the list is left out.
+	 */
+	private Map<String, Stat> statsOfLockNamed(String path, List<String> children, Deadline deadline, String what,
+			String key) throws Exception {
+		List<String> named = children.stream().filter(NodeNames::isLockNodeName).toList();
+		List<CompletableFuture<@Nullable Stat>> reads = new ArrayList<>();
+		for (String child : named) {
+			reads.add(this.engine.ops.stat(path + "/" + child));
+		}
+		Map<String, Stat> stats = new LinkedHashMap<>();
+		for (int i = 0; i < named.size(); i++) {
+			Stat stat = awaitRead(reads.get(i), deadline, what, key, path);
+			if (stat != null) {
+				stats.put(named.get(i), stat);
+			}
+		}
+		return stats;
+	}
+
+	/**
+	 * The lock nodes among nodes named as such: the ephemeral ones. A persistent node is
+	 * nobody's lock, whatever its name.
+	 */
+	private static Map<String, Stat> ephemeral(Map<String, Stat> named) {
+		Map<String, Stat> ephemeral = new LinkedHashMap<>();
+		named.forEach((name, stat) -> {
+			if (stat.getEphemeralOwner() != 0) {
+				ephemeral.put(name, stat);
+			}
+		});
+		return ephemeral;
 	}
 
 	/**

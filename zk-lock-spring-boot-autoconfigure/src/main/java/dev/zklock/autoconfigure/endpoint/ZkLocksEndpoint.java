@@ -73,11 +73,13 @@ public class ZkLocksEndpoint {
 	 * List a key's participants across all JVMs.
 	 * @param key the key
 	 * @return the participants in queue order
+	 * @throws InvalidLockKeyException if the key cannot be a lock key ({@code 400})
 	 * @throws Exception if ZooKeeper cannot be read
 	 */
 	@ReadOperation
 	public KeyParticipants participants(@Selector String key) throws Exception {
-		return new KeyParticipants(key, this.registry.lockPath(key), this.registry.participants(key));
+		String path = InvalidLockKeyException.lockPath(this.registry, key);
+		return new KeyParticipants(key, path, this.registry.participants(key));
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package dev.zklock.autoconfigure.endpoint;
 
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
@@ -13,14 +17,23 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for the {@link ZkLocksEndpoint}, available only when exposed like
  * any endpoint ({@code management.endpoints.web.exposure.include=zklocks}); its
  * {@code DELETE} operation, which requests revocation of a key's lock, only with
- * {@code zklock.endpoint.revocation-enabled=true}.
+ * {@code zklock.endpoint.revocation-enabled=true}. With Spring MVC, a key that cannot be
+ * a lock key is answered with a {@code 400} problem
+ * ({@link InvalidLockKeyProblemResolver}).
  *
  * @author zk-lock
  */
@@ -41,6 +54,31 @@ public final class ZkLocksEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty("zklock.endpoint.revocation-enabled")
 	ZkLocksRevocationWebExtension zkLocksRevocationWebExtension(ZkLockRegistry registry) {
 		return new ZkLocksRevocationWebExtension(registry);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass({ DispatcherServlet.class, RequestMappingHandlerAdapter.class })
+	static final class ServletConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		InvalidLockKeyProblemResolver zkLocksInvalidLockKeyProblemResolver(
+				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
+			// Looked up at the first refused key, as the lock problems' resolver does
+			Supplier<Iterable<HttpMessageConverter<?>>> converters = SingletonSupplier
+				.of(() -> messageConverters(handlerAdapter.getIfUnique()));
+			return new InvalidLockKeyProblemResolver(converters);
+		}
+
+		private static Iterable<HttpMessageConverter<?>> messageConverters(
+				@Nullable RequestMappingHandlerAdapter handlerAdapter) {
+			if (handlerAdapter != null) {
+				return handlerAdapter.getMessageConverters();
+			}
+			return HttpMessageConverters.forServer().registerDefaults().build();
+		}
+
 	}
 
 }

@@ -46,13 +46,15 @@ public class ZkLocksRevocationWebExtension {
 	 * @param key the key
 	 * @return the nodes asked ({@code 200}), or why nobody was asked ({@code 404} or
 	 * {@code 409})
+	 * @throws InvalidLockKeyException if the key cannot be a lock key ({@code 400});
+	 * nothing is written
 	 * @throws Exception if ZooKeeper could not be written within the connection timeout
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> revoke(@Selector String key) throws Exception {
+		String path = InvalidLockKeyException.lockPath(this.registry, key);
 		try {
-			return new WebEndpointResponse<>(
-					new Revocation(key, this.registry.lockPath(key), this.registry.requestRevocation(key)));
+			return new WebEndpointResponse<>(new Revocation(key, path, this.registry.requestRevocation(key)));
 		}
 		catch (RevocationRefusedException ex) {
 			int status = (ex.getReason() == RevocationRefusedException.Reason.NOT_HELD)

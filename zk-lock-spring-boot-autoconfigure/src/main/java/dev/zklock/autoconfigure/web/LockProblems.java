@@ -52,7 +52,8 @@ import org.springframework.util.ClassUtils;
  * <p>
  * The body names neither the key, nor the ZooKeeper path, nor the holders unless
  * {@code exposeLockDetails} is set: they are internals, and keys are often built from
- * data of other requests.
+ * data of other requests. Even then it never names the connection to ZooKeeper (the
+ * connect string): a lock not acquired for want of ZooKeeper says why in words only.
  *
  * @author zk-lock
  */
@@ -223,7 +224,7 @@ final class LockProblems {
 		// ("Conflict")
 		ProblemDetail problem = ProblemDetail.forStatus(status);
 		if (this.exposeLockDetails) {
-			problem.setDetail(ex.getMessage());
+			problem.setDetail(exposedDetail(ex));
 			problem.setProperty("lockKey", ex.getKey());
 			problem.setProperty("reason", reason.name());
 			problem.setProperty("waitedMs", ex.getWaited().toMillis());
@@ -236,6 +237,22 @@ final class LockProblems {
 			});
 		}
 		return withInstance(problem, path);
+	}
+
+	/**
+	 * The detail exposed for a lock not acquired: for a busy lock, the exception's
+	 * message, which names the key, its ZooKeeper path and the holder (its node and
+	 * owner, or the name of the holding thread of this JVM); for the other reasons, the
+	 * key, the path, the time waited and the reason only, since their detail describes
+	 * the connection to ZooKeeper (its connect string, which may name hosts, ports and a
+	 * chroot) and that is never a client's to see.
+	 */
+	private static String exposedDetail(LockAcquisitionException ex) {
+		if (ex.getReason().isBusy()) {
+			return String.valueOf(ex.getMessage());
+		}
+		return "Could not acquire lock '" + ex.getKey() + "' (ZooKeeper path " + ex.getPath() + ") after waiting "
+				+ ex.getWaited().toMillis() + " ms: " + ex.getReason().description();
 	}
 
 	private static ProblemDetail withInstance(ProblemDetail problem, @Nullable String path) {

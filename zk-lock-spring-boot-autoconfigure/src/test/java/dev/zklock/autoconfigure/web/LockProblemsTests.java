@@ -86,7 +86,13 @@ class LockProblemsTests {
 		ProblemDetail hidden = new LockProblems(false, Duration.ofSeconds(1)).problem(ex, "/work");
 		assertThat(hidden.toString()).doesNotContain("order-4711", "/locks", "_c_", "@", reason.name());
 		ProblemDetail exposed = new LockProblems(true, Duration.ofSeconds(1)).problem(ex, "/work");
-		assertThat(exposed.getDetail()).isEqualTo(ex.getMessage()).contains(PATH, "pid-1@host-a");
+		if (reason.isBusy()) {
+			assertThat(exposed.getDetail()).isEqualTo(ex.getMessage()).contains(PATH, "pid-1@host-a");
+		}
+		else {
+			assertThat(exposed.getDetail()).contains("'order-4711'", PATH, reason.description())
+				.doesNotContain("pid-1@host-a");
+		}
 		assertThat(exposed.getProperties()).containsEntry("lockKey", "order-4711")
 			.containsEntry("reason", reason.name())
 			.containsEntry("waitedMs", 25L);
@@ -217,6 +223,36 @@ class LockProblemsTests {
 			.assertThatThrownBy(() -> handler.handle(untouched, other).block(Duration.ofSeconds(10)))
 			.isSameAs(other);
 		assertThat(untouched.getResponse().getStatusCode()).isNull();
+	}
+
+	/**
+	 * The connection to ZooKeeper is never a client's to see, even with the lock's
+	 * details exposed: not the connect string of a 503, nor the chroot of a 500. The name
+	 * of the thread holding a busy lock in this JVM is a lock detail: exposed only when
+	 * asked.
+	 */
+	@Test
+	void theConnectStringIsNeverExposedAndTheHolderThreadOnlyWhenAsked() {
+		String connectString = "zk-1.internal:2181,zk-2.internal:2181/prod";
+		LockAcquisitionException notConnected = new LockAcquisitionException("order-4711", PATH, Duration.ofMillis(25),
+				Reason.NOT_CONNECTED,
+				"not connected: the connection is SUSPENDED since 10:00:00.000; connect string " + connectString, null);
+		LockAcquisitionException noChroot = new LockAcquisitionException("order-4711", PATH, Duration.ofMillis(25),
+				Reason.ERROR, "ZooKeeper has no node above /prod/locks/order-4711: the chroot of the connect string '"
+						+ connectString + "' does not exist",
+				null);
+		for (LockAcquisitionException ex : List.of(notConnected, noChroot)) {
+			for (boolean expose : List.of(false, true)) {
+				ProblemDetail problem = new LockProblems(expose, Duration.ofSeconds(1)).problem(ex, "/work");
+				assertThat(problem.toString()).doesNotContain("zk-1.internal", "connect string");
+			}
+		}
+		LockAcquisitionException busyHere = new LockAcquisitionException("order-4711", PATH, Duration.ofMillis(25),
+				Reason.HELD_LOCALLY, "holder thread 'http-nio-8080-exec-7'", null);
+		assertThat(new LockProblems(false, Duration.ofSeconds(1)).problem(busyHere, "/work").toString())
+			.doesNotContain("http-nio-8080-exec-7");
+		assertThat(new LockProblems(true, Duration.ofSeconds(1)).problem(busyHere, "/work").getDetail())
+			.contains("holder thread 'http-nio-8080-exec-7'");
 	}
 
 	private static LockAcquisitionException exception(Reason reason) {

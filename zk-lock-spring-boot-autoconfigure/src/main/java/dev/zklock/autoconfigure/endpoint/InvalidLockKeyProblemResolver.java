@@ -1,0 +1,104 @@
+package dev.zklock.autoconfigure.endpoint;
+
+import java.io.IOException;
+import java.util.function.Supplier;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.http.server.ServletServerHttpResponse;
+import org.springframework.web.servlet.ModelAndView;
+import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
+
+/**
+ * Spring MVC {@link org.springframework.web.servlet.HandlerExceptionResolver} that
+ * answers a key the {@code zklocks} endpoint refused ({@link InvalidLockKeyException})
+ * with {@code 400 Bad Request} and an RFC 9457 problem ({@code application/problem+json})
+ * whose {@code detail} names the rule the key broke, its control characters escaped. It
+ * logs one DEBUG line, without a stack trace: a bad request is the client's error, not
+ * the server's.
+ * <p>
+ * Spring Boot turns the exception into a {@code ResponseStatusException} with status 400,
+ * which Spring MVC would send as an error for Boot's error page; this resolver runs first
+ * ({@linkplain Ordered#HIGHEST_PRECEDENCE highest precedence}) and handles nothing else.
+ * Without a converter for {@code application/problem+json} it leaves the exception to
+ * Spring MVC, which still answers 400.
+ *
+ * @author zk-lock
+ */
+public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptionResolver {
+
+	// Wrappers are one deep (Boot's ResponseStatusException); the bound guards against
+	// cause cycles
+	private static final int MAX_CAUSE_DEPTH = 4;
+
+	private final Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters;
+
+	/**
+	 * Create a new instance, with the highest precedence.
+	 * @param messageConverters the converters to write the problem with, asked at each
+	 * refused key (cache them in the supplier if they are costly to get)
+	 */
+	public InvalidLockKeyProblemResolver(Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters) {
+		this.messageConverters = messageConverters;
+		setOrder(Ordered.HIGHEST_PRECEDENCE);
+	}
+
+	@Override
+	protected @Nullable ModelAndView doResolveException(HttpServletRequest request, HttpServletResponse response,
+			@Nullable Object handler, Exception ex) {
+		InvalidLockKeyException invalid = find(ex);
+		if (invalid == null || response.isCommitted()) {
+			return null;
+		}
+		HttpMessageConverter<Object> converter = findConverter();
+		if (converter == null) {
+			return null;
+		}
+		if (this.logger.isDebugEnabled()) {
+			this.logger.debug("Refused " + request.getMethod() + " of the zklocks endpoint: " + invalid.getReason());
+		}
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, invalid.getReason());
+		problem.setTitle("Invalid lock key");
+		try {
+			response.setStatus(HttpStatus.BAD_REQUEST.value());
+			ServletServerHttpResponse outputMessage = new ServletServerHttpResponse(response);
+			converter.write(problem, MediaType.APPLICATION_PROBLEM_JSON, outputMessage);
+			outputMessage.flush();
+		}
+		catch (IOException writeFailure) {
+			// Most likely the client went away
+			this.logger.debug("Failed to write the problem response: " + writeFailure);
+		}
+		return new ModelAndView();
+	}
+
+	private static @Nullable InvalidLockKeyException find(Throwable ex) {
+		Throwable candidate = ex;
+		for (int depth = 0; candidate != null && depth < MAX_CAUSE_DEPTH; depth++) {
+			if (candidate instanceof InvalidLockKeyException invalid) {
+				return invalid;
+			}
+			Throwable cause = candidate.getCause();
+			candidate = (cause != candidate) ? cause : null;
+		}
+		return null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private @Nullable HttpMessageConverter<Object> findConverter() {
+		for (HttpMessageConverter<?> converter : this.messageConverters.get()) {
+			if (converter.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
+				return (HttpMessageConverter<Object>) converter;
+			}
+		}
+		return null;
+	}
+
+}
