@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * once. The other registry has its own ZooKeeper session, as another instance would.
  */
 @Timeout(60)
-class MinimumHoldsStopTests {
+class MinimumHoldSchedulerStopTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
