@@ -141,8 +141,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLife
 			lease = this.registry.acquireLease(key, Duration.ZERO);
 		}
 		catch (LockAcquisitionException ex) {
-			if (ex.getReason() == LockAcquisitionException.Reason.HELD_LOCALLY
-					|| ex.getReason() == LockAcquisitionException.Reason.HELD_REMOTELY) {
+			if (ex.getReason().isBusy()) {
 				return Optional.empty();
 			}
 			throw new LockException("Could not lock '" + lockConfiguration.getName() + "': " + ex.getMessage(), ex);
