@@ -52,9 +52,9 @@ final class Acquirer {
 		return recipeLock;
 	}
 
-	Duration waitOf(LockDefinition definition) {
-		Duration wait = definition.maxWait();
-		return (wait != null) ? wait : this.registry.getOptions().defaultWait();
+	Duration waitAtMost(LockDefinition definition) {
+		Duration own = definition.waitAtMost();
+		return (own != null) ? own : this.registry.getOptions().defaultWait();
 	}
 
 	/**
@@ -82,7 +82,7 @@ final class Acquirer {
 			if (definition.holdAtLeast() != null && definition.permits() == 0) {
 				notHeldHere(definition, keys);
 			}
-			recipeLock.acquire(waitOf(definition));
+			recipeLock.acquire(waitAtMost(definition));
 		});
 	}
 

@@ -52,7 +52,7 @@ abstract sealed class RecipeLock {
 	 * @throws dev.zklock.core.LockAcquisitionException if not acquired; nothing is held
 	 * then
 	 */
-	abstract void acquire(Duration wait);
+	abstract void acquire(Duration waitAtMost);
 
 	/**
 	 * Whether this thread holds it already, so that taking it again is reentry.
@@ -135,8 +135,8 @@ abstract sealed class RecipeLock {
 		}
 
 		@Override
-		void acquire(Duration wait) {
-			this.lock.acquire(wait);
+		void acquire(Duration waitAtMost) {
+			this.lock.acquire(waitAtMost);
 		}
 
 		@Override
@@ -216,8 +216,8 @@ abstract sealed class RecipeLock {
 		}
 
 		@Override
-		void acquire(Duration wait) {
-			this.lease = this.semaphore.acquire(wait);
+		void acquire(Duration waitAtMost) {
+			this.lease = this.semaphore.acquire(waitAtMost);
 		}
 
 		@Override

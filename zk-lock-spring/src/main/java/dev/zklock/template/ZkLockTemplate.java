@@ -121,16 +121,16 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param key the key
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null}
-	 * uses the registry's default wait
+	 * @param waitAtMost the longest wait; {@link Duration#ZERO} makes one attempt;
+	 * {@code null} uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if the lock was not acquired
 	 * @throws E what the work throws
 	 */
-	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key, @Nullable Duration wait,
-			LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.of(name, wait), List.of(key), task);
+	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key,
+			@Nullable Duration waitAtMost, LockedTask<T, E> task) throws E {
+		return execute(LockDefinition.of(name, waitAtMost), List.of(key), task);
 	}
 
 	/**
@@ -140,7 +140,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait for all of them; {@link Duration#ZERO} makes one
+	 * @param waitAtMost the longest wait for all of them; {@link Duration#ZERO} makes one
 	 * attempt per key; {@code null} uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
@@ -148,8 +148,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws E what the work throws
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, Collection<String> keys,
-			@Nullable Duration wait, LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.of(name, wait), keys, task);
+			@Nullable Duration waitAtMost, LockedTask<T, E> task) throws E {
+		return execute(LockDefinition.of(name, waitAtMost), keys, task);
 	}
 
 	/**
@@ -178,7 +178,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		RecipeLock recipeLock = RecipeLock.of(this.registry, definition, keys);
 		if (definition.holdAtLeast() == null && recipeLock.isHeldByCurrentThread()) {
 			// Reentrant: held already, so neither waited for nor observed again
-			recipeLock.acquire(this.acquirer.waitOf(definition));
+			recipeLock.acquire(this.acquirer.waitAtMost(definition));
 			Hold hold = new Hold(this.tracker, definition, recipeLock, keys, null);
 			return hold.run(task);
 		}
@@ -201,7 +201,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what starting the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see
+	 * @param waitAtMost the longest wait; see
 	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @param task starts the work and returns its stage
 	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of
@@ -213,8 +213,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws E what starting the work throws
 	 */
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
-			Collection<String> keys, @Nullable Duration wait, LockedTask<S, E> task) throws E {
-		return executeAsync(LockDefinition.of(name, wait), keys, task);
+			Collection<String> keys, @Nullable Duration waitAtMost, LockedTask<S, E> task) throws E {
+		return executeAsync(LockDefinition.of(name, waitAtMost), keys, task);
 	}
 
 	/**
@@ -291,15 +291,15 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * lease is released.
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see
+	 * @param waitAtMost the longest wait; see
 	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @return the lease, held
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
 	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
 	 * cannot share a thread's hold
 	 */
-	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration wait) {
-		return acquireLease(LockDefinition.of(name, wait), keys);
+	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration waitAtMost) {
+		return acquireLease(LockDefinition.of(name, waitAtMost), keys);
 	}
 
 	/**

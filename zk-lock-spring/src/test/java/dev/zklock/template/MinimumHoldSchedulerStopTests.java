@@ -59,7 +59,7 @@ class MinimumHoldSchedulerStopTests {
 	}
 
 	private static LockDefinition job(Duration hold) {
-		return LockDefinition.named("job").withWait(Duration.ZERO).withHoldAtLeast(hold);
+		return LockDefinition.named("job").withWaitAtMost(Duration.ZERO).withHoldAtLeast(hold);
 	}
 
 	/**
