@@ -343,7 +343,7 @@ public final class LockDefinition {
 	@Override
 	public String toString() {
 		return "LockDefinition[name=" + this.name + ", "
-				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", waitAtMost=" + this.waitAtMost
+				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.waitAtMost
 				+ ", holdAtLeast=" + this.holdAtLeast + ", busyOutcome=" + this.busyOutcome
 				+ (this.revocable ? ", revocable" : "") + (this.stopOnLost ? ", stopOnLost" : "") + "]";
 	}
