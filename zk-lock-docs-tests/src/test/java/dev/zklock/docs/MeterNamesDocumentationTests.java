@@ -58,7 +58,7 @@ class MeterNamesDocumentationTests {
 			.web(WebApplicationType.NONE)
 			.run("--zklock.embedded.enabled=true", "--zklock.embedded.port=0", "--spring.main.banner-mode=off")) {
 			ZkLockTemplate template = context.getBean(ZkLockTemplate.class);
-			String result = template.execute(LockDefinition.named("docs").withWait(Duration.ofSeconds(10)),
+			String result = template.execute(LockDefinition.named("docs").withWaitAtMost(Duration.ofSeconds(10)),
 					List.of("docs-meters"), () -> "held");
 			assertThat(result).isEqualTo("held");
 			Set<String> registered = new TreeSet<>();

@@ -90,7 +90,7 @@ class MetricTagsDocumentationTests {
 	}
 
 	private static void lock(ZkLockTemplate template, String name) {
-		template.execute(LockDefinition.named(name).withWait(Duration.ofSeconds(10)), List.of("docs-tags"),
+		template.execute(LockDefinition.named(name).withWaitAtMost(Duration.ofSeconds(10)), List.of("docs-tags"),
 				() -> "held");
 	}
 

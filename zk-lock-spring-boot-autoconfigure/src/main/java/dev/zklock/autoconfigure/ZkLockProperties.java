@@ -301,7 +301,7 @@ public class ZkLockProperties implements InitializingBean {
 		private String rootPath = "/locks";
 
 		/**
-		 * Wait used when none is given (waitMs = -1 on the annotation).
+		 * Wait used when none is given (neither waitAtMost nor waitMs on the annotation).
 		 */
 		private Duration defaultWait = Duration.ofSeconds(10);
 

@@ -161,7 +161,7 @@ final class LockOperationParser {
 		LockDefinition definition;
 		try {
 			definition = LockDefinition.named(name(declaration, specificMethod, userClass, description))
-				.withWait(maxWait(declaration, description))
+				.withWaitAtMost(waitAtMost(declaration, description))
 				.withHoldAtLeast(holdAtLeast)
 				.withBusyOutcome(notAcquired.busyOutcome())
 				.withMode(declaration.mode())
@@ -282,23 +282,23 @@ final class LockOperationParser {
 	 * The wait: {@code waitAtMost} or {@code waitMs}, never both; {@code null} for the
 	 * registry's default.
 	 */
-	private @Nullable Duration maxWait(LockDeclaration declaration, String description) {
+	private @Nullable Duration waitAtMost(LockDeclaration declaration, String description) {
 		String annotation = declaration.annotation();
-		Duration waitAtMost = duration(declaration.waitAtMost(), "waitAtMost", annotation, description);
+		Duration parsed = duration(declaration.waitAtMost(), "waitAtMost", annotation, description);
 		if (declaration.waitMs() < -1) {
 			throw new InvalidLockDeclarationException(annotation, description, null,
 					"waitMs must be -1 (the default wait), 0 (one attempt) or positive, but was "
 							+ declaration.waitMs(),
 					"Set waitMs to -1, 0 or a positive number of milliseconds");
 		}
-		if (waitAtMost != null && declaration.waitMs() != -1) {
+		if (parsed != null && declaration.waitMs() != -1) {
 			throw new InvalidLockDeclarationException(annotation, description, null,
 					"both waitAtMost (\"" + declaration.waitAtMost() + "\") and waitMs (" + declaration.waitMs()
 							+ ") are set, and only one can say how long to wait",
 					"Keep one of them: waitAtMost = \"2s\" (a duration or a ${...} placeholder) or waitMs = 2000");
 		}
-		if (waitAtMost != null) {
-			return waitAtMost;
+		if (parsed != null) {
+			return parsed;
 		}
 		return (declaration.waitMs() == -1) ? null : Duration.ofMillis(declaration.waitMs());
 	}

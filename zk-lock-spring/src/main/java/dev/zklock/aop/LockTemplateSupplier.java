@@ -6,7 +6,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.template.MinimumHolds;
+import dev.zklock.template.MinimumHoldScheduler;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.ZkLockHeldObservationConvention;
@@ -87,7 +87,7 @@ final class LockTemplateSupplier implements Supplier<ZkLockTemplate>, SmartLifec
 
 	@Override
 	public int getPhase() {
-		return MinimumHolds.SHUTDOWN_PHASE;
+		return MinimumHoldScheduler.SHUTDOWN_PHASE;
 	}
 
 	@Override

@@ -113,10 +113,6 @@ abstract sealed class NotAcquired {
 		return THROW;
 	}
 
-	static boolean isBusy(LockAcquisitionException failure) {
-		return failure.getReason() == Reason.HELD_LOCALLY || failure.getReason() == Reason.HELD_REMOTELY;
-	}
-
 	/**
 	 * Whether ZooKeeper was not there for the wait: not connected, or no reply.
 	 */
@@ -156,7 +152,7 @@ abstract sealed class NotAcquired {
 		@Override
 		@Nullable Object handle(LockAcquisitionException failure, LockOperation operation, Object target,
 				@Nullable Object[] args) {
-			boolean busy = isBusy(failure);
+			boolean busy = failure.getReason().isBusy();
 			if (!busy && !isUnavailable(failure)) {
 				throw failure;
 			}

@@ -23,7 +23,7 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.template.MinimumHolds;
+import dev.zklock.template.MinimumHoldScheduler;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -69,11 +69,11 @@ import org.springframework.context.SmartLifecycle;
  * <p>
  * A {@code lockAtLeastFor} outlives a graceful shutdown, as a minimum hold of
  * {@link dev.zklock.template.ZkLockTemplate ZkLockTemplate} does (the same
- * {@link MinimumHolds} keeps both): as a {@link SmartLifecycle} bean, the provider is
- * stopped when its application context closes, after the task schedulers, and keeps the
- * locks still waiting for their {@code lockAtLeastFor} until it has passed, within the
- * shutdown phase's timeout (see {@link #stop(Runnable)}). Closing the provider releases
- * the ones still waiting at once.
+ * {@link MinimumHoldScheduler} keeps both): as a {@link SmartLifecycle} bean, the
+ * provider is stopped when its application context closes, after the task schedulers, and
+ * keeps the locks still waiting for their {@code lockAtLeastFor} until it has passed,
+ * within the shutdown phase's timeout (see {@link #stop(Runnable)}). Closing the provider
+ * releases the ones still waiting at once.
  *
  * @author zk-lock
  */
@@ -97,7 +97,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLife
 	/**
 	 * Holds unlocked by their task that wait for their {@code lockAtLeastFor} to pass.
 	 */
-	private final MinimumHolds minimumHolds = new MinimumHolds("ZkLockShedLockProvider");
+	private final MinimumHoldScheduler minimumHolds = new MinimumHoldScheduler("ZkLockShedLockProvider");
 
 	private @Nullable ScheduledExecutorService scheduler;
 
@@ -141,8 +141,7 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLife
 			lease = this.registry.acquireLease(key, Duration.ZERO);
 		}
 		catch (LockAcquisitionException ex) {
-			if (ex.getReason() == LockAcquisitionException.Reason.HELD_LOCALLY
-					|| ex.getReason() == LockAcquisitionException.Reason.HELD_REMOTELY) {
+			if (ex.getReason().isBusy()) {
 				return Optional.empty();
 			}
 			throw new LockException("Could not lock '" + lockConfiguration.getName() + "': " + ex.getMessage(), ex);
@@ -217,14 +216,14 @@ public class ZkLockShedLockProvider implements ExtensibleLockProvider, SmartLife
 	}
 
 	/**
-	 * Return {@link MinimumHolds#SHUTDOWN_PHASE}, as the template's: stopped after the
-	 * task schedulers, which let the tasks running at shutdown end, and before any bean
-	 * is destroyed.
+	 * Return {@link MinimumHoldScheduler#SHUTDOWN_PHASE}, as the template's: stopped
+	 * after the task schedulers, which let the tasks running at shutdown end, and before
+	 * any bean is destroyed.
 	 * @return the lifecycle phase
 	 */
 	@Override
 	public int getPhase() {
-		return MinimumHolds.SHUTDOWN_PHASE;
+		return MinimumHoldScheduler.SHUTDOWN_PHASE;
 	}
 
 	/**

@@ -21,9 +21,9 @@ final class Acquirer {
 
 	private final LockObservations observations;
 
-	private final MinimumHolds minimumHolds;
+	private final MinimumHoldScheduler minimumHolds;
 
-	Acquirer(ZkLockRegistry registry, LockObservations observations, MinimumHolds minimumHolds) {
+	Acquirer(ZkLockRegistry registry, LockObservations observations, MinimumHoldScheduler minimumHolds) {
 		this.registry = registry;
 		this.observations = observations;
 		this.minimumHolds = minimumHolds;
@@ -36,25 +36,25 @@ final class Acquirer {
 	 * busy lock, not a misuse: such a lock is not reentrant. A permit is a lease from the
 	 * start.
 	 */
-	Holding forWorkThatOutlivesTheCall(LockDefinition definition, Collection<String> keys) {
+	RecipeLock forWorkThatOutlivesTheCall(LockDefinition definition, Collection<String> keys) {
 		if (definition.permits() == 0 && definition.mode() != LockMode.EXCLUSIVE) {
 			throw new IllegalArgumentException("Lock '" + definition.name() + "' takes the " + definition.mode()
 					+ " side of a read/write lock, which belongs to the thread that took it and cannot be held for "
 					+ "work that outlives the call; run the work on this thread (execute), or take an exclusive lock");
 		}
-		Holding holding = Holding.of(this.registry, definition, keys);
+		RecipeLock recipeLock = RecipeLock.of(this.registry, definition, keys);
 		String held = (definition.permits() == 0 && definition.holdAtLeast() == null) ? heldHere(keys) : null;
 		if (held != null) {
 			throw new IllegalStateException("Cannot lock '" + held + "' for work that outlives this call: the thread "
 					+ Thread.currentThread().getName() + " already holds it, and its hold ends before that work "
 					+ "does. Start the work outside the code that holds '" + held + "'.");
 		}
-		return holding;
+		return recipeLock;
 	}
 
-	Duration waitOf(LockDefinition definition) {
-		Duration wait = definition.maxWait();
-		return (wait != null) ? wait : this.registry.getOptions().defaultWait();
+	Duration waitAtMost(LockDefinition definition) {
+		Duration own = definition.waitAtMost();
+		return (own != null) ? own : this.registry.getOptions().defaultWait();
 	}
 
 	/**
@@ -74,15 +74,15 @@ final class Acquirer {
 	 * {@code zklock.held} one.
 	 * @return the started hold observation
 	 */
-	Observation acquire(LockDefinition definition, Holding holding, Collection<String> keys) {
-		return this.observations.acquire(definition, keys, holding, () -> {
+	Observation acquire(LockDefinition definition, RecipeLock recipeLock, Collection<String> keys) {
+		return this.observations.acquire(definition, keys, recipeLock, () -> {
 			if (definition.holdAtLeast() != null) {
 				notStopped(definition, keys);
 			}
 			if (definition.holdAtLeast() != null && definition.permits() == 0) {
 				notHeldHere(definition, keys);
 			}
-			holding.acquire(waitOf(definition));
+			recipeLock.acquire(waitAtMost(definition));
 		});
 	}
 

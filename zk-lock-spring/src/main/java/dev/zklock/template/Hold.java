@@ -22,15 +22,15 @@ import dev.zklock.core.ZkLease;
  * what stops the work (a revocation request, a lost lease) and the hold's end, now or,
  * with a minimum hold, once that has passed.
  */
-final class Hold extends HeldLockContext {
+final class Hold extends AbstractLockContext {
 
 	private static final Log logger = LogFactory.getLog(Hold.class);
 
-	private final Holds holds;
+	private final HoldTracker tracker;
 
 	private final LockDefinition definition;
 
-	private final Holding holding;
+	private final RecipeLock recipeLock;
 
 	private final List<String> keys;
 
@@ -47,22 +47,23 @@ final class Hold extends HeldLockContext {
 	 * @param held the started hold observation, or {@code null} for a reentrant hold,
 	 * which is neither observed nor counted as a holder
 	 */
-	Hold(Holds holds, LockDefinition definition, Holding holding, Collection<String> keys, @Nullable Observation held) {
-		this(holds, definition, holding, List.copyOf(keys), held);
+	Hold(HoldTracker tracker, LockDefinition definition, RecipeLock recipeLock, Collection<String> keys,
+			@Nullable Observation held) {
+		this(tracker, definition, recipeLock, List.copyOf(keys), held);
 	}
 
-	private Hold(Holds holds, LockDefinition definition, Holding holding, List<String> keys,
+	private Hold(HoldTracker tracker, LockDefinition definition, RecipeLock recipeLock, List<String> keys,
 			@Nullable Observation held) {
 		super(definition.name(), keys);
-		this.holds = holds;
+		this.tracker = tracker;
 		this.definition = definition;
-		this.holding = holding;
+		this.recipeLock = recipeLock;
 		this.keys = keys;
 		this.held = held;
 		// A key held already by an outer hold (or an earlier reader) keeps that name
-		this.sequence = (held != null) ? holds.nextSequence() : 0;
+		this.sequence = (held != null) ? tracker.nextSequence() : 0;
 		if (held != null) {
-			holds.add(this);
+			tracker.add(this);
 		}
 	}
 
@@ -87,7 +88,7 @@ final class Hold extends HeldLockContext {
 			}
 			finally {
 				if (stopper != null) {
-					this.holds.lostLeases.forget(stopper);
+					this.tracker.lostLeases.forget(stopper);
 					stopped = stopper.disarm();
 				}
 			}
@@ -111,13 +112,13 @@ final class Hold extends HeldLockContext {
 		}
 		WorkStopper stopper = WorkStopper.interruptingCurrentThread(this.keys);
 		if (this.definition.revocable()) {
-			this.holding.onRevocationRequested(stopper::revocationRequested);
+			this.recipeLock.onRevocationRequested(stopper::revocationRequested);
 		}
 		if (onLost) {
-			this.holding.watchNodes();
-			this.holds.lostLeases.watch(stopper);
+			this.recipeLock.watchNodes();
+			this.tracker.lostLeases.watch(stopper);
 			// Lost before the watch began: nobody will tell it again
-			if (this.holding.leaseState() == LeaseState.LOST) {
+			if (this.recipeLock.leaseState() == LeaseState.LOST) {
 				stopper.leaseLost();
 			}
 		}
@@ -131,7 +132,7 @@ final class Hold extends HeldLockContext {
 	 */
 	void watchNodesIfStopped() {
 		if (this.definition.stopsOnLost()) {
-			this.holding.watchNodes();
+			this.recipeLock.watchNodes();
 		}
 	}
 
@@ -146,7 +147,7 @@ final class Hold extends HeldLockContext {
 			return null;
 		}
 		WorkStopper stopper = WorkStopper.cancelling(this.keys, stop, () -> lease.state() == LeaseState.LOST);
-		this.holds.lostLeases.watch(stopper);
+		this.tracker.lostLeases.watch(stopper);
 		stopper.leaseLost();
 		return stopper;
 	}
@@ -156,19 +157,19 @@ final class Hold extends HeldLockContext {
 	 */
 	void unwatch(@Nullable WorkStopper stopper) {
 		if (stopper != null) {
-			this.holds.lostLeases.forget(stopper);
+			this.tracker.lostLeases.forget(stopper);
 			stopper.disarm();
 		}
 	}
 
 	@Override
 	public boolean isRevocationRequested() {
-		return this.definition.revocable() && this.holding.isRevocationRequested();
+		return this.definition.revocable() && this.recipeLock.isRevocationRequested();
 	}
 
 	@Override
 	public GuardedTransaction guardedTransaction() {
-		return this.holding.guardedTransaction();
+		return this.recipeLock.guardedTransaction();
 	}
 
 	/**
@@ -176,27 +177,27 @@ final class Hold extends HeldLockContext {
 	 */
 	@Override
 	long token(String key) {
-		return this.holding.fencingToken(key);
+		return this.recipeLock.fencingToken(key);
 	}
 
 	@Override
 	LeaseState state() {
-		return this.holding.leaseState();
+		return this.recipeLock.leaseState();
 	}
 
 	@Override
 	LeaseState state(String key) {
-		return this.holding.leaseState(key);
+		return this.recipeLock.leaseState(key);
 	}
 
 	@Override
 	@Nullable String lostBecause(String key) {
-		return this.holding.lostBecause(key);
+		return this.recipeLock.lostBecause(key);
 	}
 
 	@Override
 	String path(String key) {
-		return this.holds.registry.lockPath(key);
+		return this.tracker.registry.lockPath(key);
 	}
 
 	/**
@@ -205,10 +206,10 @@ final class Hold extends HeldLockContext {
 	LockContext snapshot() {
 		Map<String, Long> tokens = new HashMap<>();
 		for (String key : this.keys) {
-			tokens.put(key, this.holding.fencingToken(key));
+			tokens.put(key, this.recipeLock.fencingToken(key));
 		}
-		return HeldLockContext.of(this.definition.name(), this.keys, tokens::get, this.holding::leaseState,
-				this.holds.registry::lockPath);
+		return AbstractLockContext.of(this.definition.name(), this.keys, tokens::get, this.recipeLock::leaseState,
+				this.tracker.registry::lockPath);
 	}
 
 	/**
@@ -231,23 +232,23 @@ final class Hold extends HeldLockContext {
 			Thread.interrupted();
 		}
 		Duration minimum = this.definition.holdAtLeast();
-		LeaseState state = (this.held != null || minimum != null) ? this.holding.leaseState() : LeaseState.HELD;
+		LeaseState state = (this.held != null || minimum != null) ? this.recipeLock.leaseState() : LeaseState.HELD;
 		this.lost = (state == LeaseState.LOST);
 		if (minimum == null || System.nanoTime() - this.acquiredAt >= minimum.toNanos() || this.lost) {
 			if (stoppedOnLost) {
 				releaseStopped(failure);
 			}
 			else {
-				release(this.holding, this, failure);
+				release(this.recipeLock, this, failure);
 			}
 			return;
 		}
 		ZkLease lease;
 		try {
-			lease = this.holding.toLease();
+			lease = this.recipeLock.toLease();
 		}
 		catch (RuntimeException ex) {
-			release(this.holding, this, failure);
+			release(this.recipeLock, this, failure);
 			if (failure != null) {
 				// The work's own failure is what the caller must see
 				failure.addSuppressed(ex);
@@ -260,7 +261,7 @@ final class Hold extends HeldLockContext {
 
 	private void releaseStopped(@Nullable Throwable failure) {
 		try {
-			this.holding.release();
+			this.recipeLock.release();
 		}
 		catch (LockLostException ex) {
 			// The release found what stopped the work: say that the work was stopped
@@ -290,7 +291,7 @@ final class Hold extends HeldLockContext {
 	 */
 	void finished() {
 		if (this.held != null) {
-			this.holds.remove(this);
+			this.tracker.remove(this);
 			LockObservations.stop(this.held, this.lost ? LockObservations.LOST : LockObservations.RELEASED);
 		}
 	}
@@ -304,7 +305,7 @@ final class Hold extends HeldLockContext {
 			releaseLater(lease);
 			return;
 		}
-		if (!this.holds.minimumHolds.deferRelease(this.acquiredAt + minimum.toNanos(), this.definition.name(),
+		if (!this.tracker.minimumHolds.deferRelease(this.acquiredAt + minimum.toNanos(), this.definition.name(),
 				this.keys, () -> releaseLater(lease))) {
 			releaseLater(lease);
 		}
@@ -341,9 +342,9 @@ final class Hold extends HeldLockContext {
 	 * Release a hold of this thread. A lost lease must not hide the work's own exception:
 	 * it is attached to it instead.
 	 */
-	static void release(Holding holding, @Nullable Hold hold, @Nullable Throwable failure) {
+	static void release(RecipeLock recipeLock, @Nullable Hold hold, @Nullable Throwable failure) {
 		try {
-			holding.release();
+			recipeLock.release();
 		}
 		catch (RuntimeException ex) {
 			if (failure == null) {

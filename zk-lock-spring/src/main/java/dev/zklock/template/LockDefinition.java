@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre class="code">
  * LockDefinition nightly = LockDefinition.named("nightly-report")
- *     .withWait(Duration.ZERO)
+ *     .withWaitAtMost(Duration.ZERO)
  *     .withHoldAtLeast(Duration.ofSeconds(30))
  *     .withBusyOutcome(LockDefinition.BusyOutcome.SKIPPED);
  *
@@ -31,6 +31,26 @@ import org.jspecify.annotations.Nullable;
  * execute}). A permit is a lease any thread may release, on one key, and is not
  * reentrant.
  *
+ * <h2>The wait</h2> How long a caller waits for a lock, at most, is one idea with one
+ * name, {@code waitAtMost}, from the annotation to the engine; only its default and its
+ * form in milliseconds are named apart:
+ * <ul>
+ * <li>annotation: {@code @DistributedLock(waitAtMost = "2s")} (and
+ * {@code @DistributedSemaphore}), or the same in milliseconds, {@code waitMs = 2000};
+ * unset, the default;</li>
+ * <li>definition: {@link #withWaitAtMost(Duration)} and {@link #waitAtMost()} here, and
+ * the {@code waitAtMost} parameter of {@link ZkLockTemplate}'s shorter methods;
+ * {@code null}, the default;</li>
+ * <li>property: the default, {@code zklock.lock.default-wait}, bound to
+ * {@code ZkLockProperties.Lock.defaultWait} and given to the registry as
+ * {@link dev.zklock.core.ZkLockOptions#defaultWait()};</li>
+ * <li>engine: the {@code Duration} given to {@link dev.zklock.core.ZkLock#acquire} or
+ * {@link dev.zklock.core.ZkSemaphore#acquire}, which the engine turns, once, into a
+ * {@code deadline}: the instant at which the wait ends, on the {@link System#nanoTime()}
+ * clock. A deadline is another idea (an instant, not a duration) and keeps its name:
+ * every attempt, retry and hand-off of one call counts down to the same one.</li>
+ * </ul>
+ *
  * @author zk-lock
  */
 public final class LockDefinition {
@@ -43,7 +63,7 @@ public final class LockDefinition {
 
 	private final String name;
 
-	private final @Nullable Duration wait;
+	private final @Nullable Duration waitAtMost;
 
 	private final @Nullable Duration holdAtLeast;
 
@@ -57,10 +77,10 @@ public final class LockDefinition {
 
 	private final boolean stopOnLost;
 
-	private LockDefinition(String name, @Nullable Duration wait, @Nullable Duration holdAtLeast,
+	private LockDefinition(String name, @Nullable Duration waitAtMost, @Nullable Duration holdAtLeast,
 			BusyOutcome busyOutcome, LockMode mode, int permits, boolean revocable, boolean stopOnLost) {
 		this.name = name;
-		this.wait = wait;
+		this.waitAtMost = waitAtMost;
 		this.holdAtLeast = holdAtLeast;
 		this.busyOutcome = busyOutcome;
 		this.mode = mode;
@@ -88,24 +108,24 @@ public final class LockDefinition {
 	 * A definition with a name and a wait only, as the shorter template methods take
 	 * them, in one step: those run on every call.
 	 */
-	static LockDefinition of(String name, @Nullable Duration wait) {
+	static LockDefinition of(String name, @Nullable Duration waitAtMost) {
 		LockDefinition named = named(name);
-		return (wait != null) ? named.withWait(wait) : named;
+		return (waitAtMost != null) ? named.withWaitAtMost(waitAtMost) : named;
 	}
 
 	/**
-	 * Return a copy with another wait.
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null}
-	 * uses the registry's default wait
+	 * Return a copy with another wait: how long to wait for the lock, at most.
+	 * @param waitAtMost the longest wait; {@link Duration#ZERO} makes one attempt;
+	 * {@code null} uses the registry's default wait
 	 * @return the copy
 	 * @throws IllegalArgumentException if the wait is negative
 	 */
-	public LockDefinition withWait(@Nullable Duration wait) {
-		if (wait != null && wait.isNegative()) {
+	public LockDefinition withWaitAtMost(@Nullable Duration waitAtMost) {
+		if (waitAtMost != null && waitAtMost.isNegative()) {
 			throw new IllegalArgumentException(
-					"The wait of lock '" + this.name + "' must not be negative, but was " + wait);
+					"The wait of lock '" + this.name + "' must not be negative, but was " + waitAtMost);
 		}
-		return new LockDefinition(this.name, wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
+		return new LockDefinition(this.name, waitAtMost, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
 				this.revocable, this.stopOnLost);
 	}
 
@@ -133,7 +153,7 @@ public final class LockDefinition {
 		if (minimum != null && this.mode != LockMode.EXCLUSIVE) {
 			throw threadOwnedSide(this.name, this.mode);
 		}
-		return new LockDefinition(this.name, this.wait, minimum, this.busyOutcome, this.mode, this.permits,
+		return new LockDefinition(this.name, this.waitAtMost, minimum, this.busyOutcome, this.mode, this.permits,
 				this.revocable, this.stopOnLost);
 	}
 
@@ -155,7 +175,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' takes a semaphore permit and cannot also take "
 					+ "the " + mode + " side of a read/write lock");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, mode, this.permits,
+		return new LockDefinition(this.name, this.waitAtMost, this.holdAtLeast, this.busyOutcome, mode, this.permits,
 				this.revocable, this.stopOnLost);
 	}
 
@@ -182,7 +202,7 @@ public final class LockDefinition {
 			throw new IllegalArgumentException("Lock '" + this.name + "' is revocable and cannot take a semaphore "
 					+ "permit: permits are not asked back");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, permits,
+		return new LockDefinition(this.name, this.waitAtMost, this.holdAtLeast, this.busyOutcome, this.mode, permits,
 				this.revocable, this.stopOnLost);
 	}
 
@@ -202,8 +222,8 @@ public final class LockDefinition {
 			throw new IllegalArgumentException(
 					"The semaphore '" + this.name + "' cannot be revocable: permits are " + "not asked back");
 		}
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
-				revocable, this.stopOnLost);
+		return new LockDefinition(this.name, this.waitAtMost, this.holdAtLeast, this.busyOutcome, this.mode,
+				this.permits, revocable, this.stopOnLost);
 	}
 
 	/**
@@ -223,8 +243,8 @@ public final class LockDefinition {
 	 * @return the new definition
 	 */
 	public LockDefinition withStopOnLost(boolean stopOnLost) {
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast, this.busyOutcome, this.mode, this.permits,
-				this.revocable, stopOnLost);
+		return new LockDefinition(this.name, this.waitAtMost, this.holdAtLeast, this.busyOutcome, this.mode,
+				this.permits, this.revocable, stopOnLost);
 	}
 
 	/**
@@ -250,7 +270,7 @@ public final class LockDefinition {
 	 * @return the copy
 	 */
 	public LockDefinition withBusyOutcome(BusyOutcome busyOutcome) {
-		return new LockDefinition(this.name, this.wait, this.holdAtLeast,
+		return new LockDefinition(this.name, this.waitAtMost, this.holdAtLeast,
 				Objects.requireNonNull(busyOutcome, "busyOutcome must not be null"), this.mode, this.permits,
 				this.revocable, this.stopOnLost);
 	}
@@ -264,11 +284,11 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * Return the wait.
+	 * Return how long to wait for the lock, at most.
 	 * @return the wait, {@code null} for the registry's default wait
 	 */
-	public @Nullable Duration maxWait() {
-		return this.wait;
+	public @Nullable Duration waitAtMost() {
+		return this.waitAtMost;
 	}
 
 	/**
@@ -323,7 +343,7 @@ public final class LockDefinition {
 	@Override
 	public String toString() {
 		return "LockDefinition[name=" + this.name + ", "
-				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.wait
+				+ (isSemaphore() ? "permits=" + this.permits : "mode=" + this.mode) + ", wait=" + this.waitAtMost
 				+ ", holdAtLeast=" + this.holdAtLeast + ", busyOutcome=" + this.busyOutcome
 				+ (this.revocable ? ", revocable" : "") + (this.stopOnLost ? ", stopOnLost" : "") + "]";
 	}

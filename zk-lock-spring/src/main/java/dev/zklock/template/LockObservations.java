@@ -62,7 +62,8 @@ final class LockObservations {
 	 * release them.
 	 * @return the started hold observation
 	 */
-	Observation acquire(LockDefinition definition, Collection<String> keys, Holding holding, Runnable acquisition) {
+	Observation acquire(LockDefinition definition, Collection<String> keys, RecipeLock recipeLock,
+			Runnable acquisition) {
 		Observation observation = ZkLockObservationDocumentation.LOCK_ACQUIRE
 			.observation(this.acquireConvention, DEFAULT_ACQUIRE_CONVENTION,
 					() -> new ZkLockObservationContext(ZkLockObservationDocumentation.LOCK_ACQUIRE, definition.name(),
@@ -97,7 +98,7 @@ final class LockObservations {
 				.start();
 		}
 		catch (RuntimeException | Error ex) {
-			Hold.release(holding, null, ex);
+			Hold.release(recipeLock, null, ex);
 			throw ex;
 		}
 	}

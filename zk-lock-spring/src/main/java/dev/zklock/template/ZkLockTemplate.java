@@ -51,10 +51,11 @@ import org.springframework.context.SmartLifecycle;
  * <p>
  * A {@link LockDefinition#holdAtLeast() minimum hold} outlives a graceful shutdown: as a
  * {@link SmartLifecycle} bean, the template is stopped when its application context
- * closes, after the task schedulers and executors ({@link MinimumHolds#SHUTDOWN_PHASE}),
- * and keeps the holds still waiting for their minimum until it has passed, within the
- * shutdown phase's timeout; meanwhile it takes no new lock with a minimum hold. See
- * {@link #stop(Runnable)} and {@link #close()}.
+ * closes, after the task schedulers and executors
+ * ({@link MinimumHoldScheduler#SHUTDOWN_PHASE}), and keeps the holds still waiting for
+ * their minimum until it has passed, within the shutdown phase's timeout; meanwhile it
+ * takes no new lock with a minimum hold. See {@link #stop(Runnable)} and
+ * {@link #close()}.
  *
  * @author zk-lock
  */
@@ -78,7 +79,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 
 	private final LockObservations observations;
 
-	private final Holds holds;
+	private final HoldTracker tracker;
 
 	private final Acquirer acquirer;
 
@@ -91,8 +92,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	public ZkLockTemplate(ZkLockRegistry registry, ObservationRegistry observationRegistry) {
 		this.registry = registry;
 		this.observations = new LockObservations(observationRegistry);
-		this.holds = new Holds(registry);
-		this.acquirer = new Acquirer(registry, this.observations, this.holds.minimumHolds);
+		this.tracker = new HoldTracker(registry);
+		this.acquirer = new Acquirer(registry, this.observations, this.tracker.minimumHolds);
 	}
 
 	/**
@@ -120,16 +121,16 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param key the key
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt; {@code null}
-	 * uses the registry's default wait
+	 * @param waitAtMost the longest wait; {@link Duration#ZERO} makes one attempt;
+	 * {@code null} uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
 	 * @throws LockAcquisitionException if the lock was not acquired
 	 * @throws E what the work throws
 	 */
-	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key, @Nullable Duration wait,
-			LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.of(name, wait), List.of(key), task);
+	public <T extends @Nullable Object, E extends Throwable> T execute(String name, String key,
+			@Nullable Duration waitAtMost, LockedTask<T, E> task) throws E {
+		return execute(LockDefinition.of(name, waitAtMost), List.of(key), task);
 	}
 
 	/**
@@ -139,7 +140,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait for all of them; {@link Duration#ZERO} makes one
+	 * @param waitAtMost the longest wait for all of them; {@link Duration#ZERO} makes one
 	 * attempt per key; {@code null} uses the registry's default wait
 	 * @param task the work
 	 * @return the work's result
@@ -147,8 +148,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws E what the work throws
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(String name, Collection<String> keys,
-			@Nullable Duration wait, LockedTask<T, E> task) throws E {
-		return execute(LockDefinition.of(name, wait), keys, task);
+			@Nullable Duration waitAtMost, LockedTask<T, E> task) throws E {
+		return execute(LockDefinition.of(name, waitAtMost), keys, task);
 	}
 
 	/**
@@ -174,14 +175,15 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	public <T extends @Nullable Object, E extends Throwable> T execute(LockDefinition definition,
 			Collection<String> keys, LockedTask<T, E> task) throws E {
-		Holding holding = Holding.of(this.registry, definition, keys);
-		if (definition.holdAtLeast() == null && holding.isHeldByCurrentThread()) {
+		RecipeLock recipeLock = RecipeLock.of(this.registry, definition, keys);
+		if (definition.holdAtLeast() == null && recipeLock.isHeldByCurrentThread()) {
 			// Reentrant: held already, so neither waited for nor observed again
-			holding.acquire(this.acquirer.waitOf(definition));
-			Hold hold = new Hold(this.holds, definition, holding, keys, null);
+			recipeLock.acquire(this.acquirer.waitAtMost(definition));
+			Hold hold = new Hold(this.tracker, definition, recipeLock, keys, null);
 			return hold.run(task);
 		}
-		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
+		Hold hold = new Hold(this.tracker, definition, recipeLock, keys,
+				this.acquirer.acquire(definition, recipeLock, keys));
 		return hold.run(task);
 	}
 
@@ -199,7 +201,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @param <E> what starting the work may throw
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see
+	 * @param waitAtMost the longest wait; see
 	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @param task starts the work and returns its stage
 	 * @return the stage the task returned, or for a {@code CompletableFuture} a copy of
@@ -211,8 +213,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws E what starting the work throws
 	 */
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(String name,
-			Collection<String> keys, @Nullable Duration wait, LockedTask<S, E> task) throws E {
-		return executeAsync(LockDefinition.of(name, wait), keys, task);
+			Collection<String> keys, @Nullable Duration waitAtMost, LockedTask<S, E> task) throws E {
+		return executeAsync(LockDefinition.of(name, waitAtMost), keys, task);
 	}
 
 	/**
@@ -239,8 +241,9 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	@SuppressWarnings("unchecked")
 	public <S extends @Nullable CompletionStage<?>, E extends Throwable> S executeAsync(LockDefinition definition,
 			Collection<String> keys, LockedTask<S, E> task) throws E {
-		Holding holding = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
-		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
+		RecipeLock recipeLock = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(this.tracker, definition, recipeLock, keys,
+				this.acquirer.acquire(definition, recipeLock, keys));
 		S stage;
 		try {
 			stage = LockContextHolder.runWith(hold, task);
@@ -256,10 +259,10 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 		ZkLease lease;
 		try {
 			hold.watchNodesIfStopped();
-			lease = holding.toLease();
+			lease = recipeLock.toLease();
 		}
 		catch (RuntimeException ex) {
-			Hold.release(holding, hold, ex);
+			Hold.release(recipeLock, hold, ex);
 			throw ex;
 		}
 		WorkStopper stopper = hold.stopOnLost(lease, () -> WorkStopper.completeWithLoss(stage, lease));
@@ -288,15 +291,15 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * lease is released.
 	 * @param name the low-cardinality name of the lock, for metrics
 	 * @param keys the keys, at least one
-	 * @param wait the longest wait; see
+	 * @param waitAtMost the longest wait; see
 	 * {@link #execute(String, Collection, Duration, LockedTask)}
 	 * @return the lease, held
 	 * @throws LockAcquisitionException if a lock was not acquired; none is held then
 	 * @throws IllegalStateException if this thread already holds one of the keys: a lease
 	 * cannot share a thread's hold
 	 */
-	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration wait) {
-		return acquireLease(LockDefinition.of(name, wait), keys);
+	public ZkLease acquireLease(String name, Collection<String> keys, @Nullable Duration waitAtMost) {
+		return acquireLease(LockDefinition.of(name, waitAtMost), keys);
 	}
 
 	/**
@@ -316,15 +319,17 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @throws IllegalArgumentException if the definition takes a read or write side
 	 */
 	public ZkLease acquireLease(LockDefinition definition, Collection<String> keys) {
-		Holding holding = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
-		Hold hold = new Hold(this.holds, definition, holding, keys, this.acquirer.acquire(definition, holding, keys));
+		RecipeLock recipeLock = this.acquirer.forWorkThatOutlivesTheCall(definition, keys);
+		Hold hold = new Hold(this.tracker, definition, recipeLock, keys,
+				this.acquirer.acquire(definition, recipeLock, keys));
 		try {
 			// Several keys' tokens can only be read while this thread holds them
 			LockContext context = (keys.size() == 1) ? null : hold.snapshot();
 			hold.watchNodesIfStopped();
-			ZkLease lease = holding.toLease();
-			return new ObservedLease(lease, hold, (context != null) ? context : HeldLockContext.of(definition.name(),
-					hold.keys(), (key) -> lease.fencingToken(), lease::state, (key) -> lease.path()));
+			ZkLease lease = recipeLock.toLease();
+			return new ObservedLease(lease, hold,
+					(context != null) ? context : AbstractLockContext.of(definition.name(), hold.keys(),
+							(key) -> lease.fencingToken(), lease::state, (key) -> lease.path()));
 		}
 		catch (RuntimeException | Error ex) {
 			hold.end(ex);
@@ -395,7 +400,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 * @return the lock name of each key held through this template
 	 */
 	public Map<String, String> holderNames() {
-		return this.holds.holderNames();
+		return this.tracker.holderNames();
 	}
 
 	/**
@@ -412,7 +417,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		this.holds.minimumHolds.start();
+		this.tracker.minimumHolds.start();
 	}
 
 	/**
@@ -429,7 +434,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void stop(Runnable callback) {
-		this.holds.minimumHolds.stop(callback);
+		this.tracker.minimumHolds.stop(callback);
 	}
 
 	/**
@@ -439,7 +444,7 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.holds.minimumHolds.stop();
+		this.tracker.minimumHolds.stop();
 	}
 
 	/**
@@ -449,18 +454,18 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public boolean isRunning() {
-		return this.holds.minimumHolds.isRunning();
+		return this.tracker.minimumHolds.isRunning();
 	}
 
 	/**
-	 * Return {@link MinimumHolds#SHUTDOWN_PHASE}: stopped after the task schedulers and
-	 * executors, which let the work running at shutdown end, and before any bean is
-	 * destroyed.
+	 * Return {@link MinimumHoldScheduler#SHUTDOWN_PHASE}: stopped after the task
+	 * schedulers and executors, which let the work running at shutdown end, and before
+	 * any bean is destroyed.
 	 * @return the lifecycle phase
 	 */
 	@Override
 	public int getPhase() {
-		return MinimumHolds.SHUTDOWN_PHASE;
+		return MinimumHoldScheduler.SHUTDOWN_PHASE;
 	}
 
 	/**
@@ -473,8 +478,8 @@ public class ZkLockTemplate implements AutoCloseable, SmartLifecycle {
 	 */
 	@Override
 	public void close() {
-		this.holds.minimumHolds.close();
-		this.holds.lostLeases.close();
+		this.tracker.minimumHolds.close();
+		this.tracker.lostLeases.close();
 	}
 
 }

@@ -92,10 +92,10 @@ class TemplateRecipesTests {
 
 	@Test
 	void aPermitIsALeaseOnOneKey() throws Exception {
-		LockDefinition single = LockDefinition.named("render").withPermits(1).withWait(Duration.ZERO);
+		LockDefinition single = LockDefinition.named("render").withPermits(1).withWaitAtMost(Duration.ZERO);
 		// A wait, not one attempt: a first use makes the semaphore's nodes, which a
 		// loaded machine may not do within one attempt's connection timeout
-		ZkLease lease = this.template.acquireLease(single.withWait(Duration.ofSeconds(10)), List.of("render"));
+		ZkLease lease = this.template.acquireLease(single.withWaitAtMost(Duration.ofSeconds(10)), List.of("render"));
 		try (ZkLockRegistry otherJvm = this.zk.newRegistry()) {
 			// Any failure will do, a busy permit or a slow reply; a permit granted would
 			// not
@@ -106,7 +106,7 @@ class TemplateRecipesTests {
 				.isThrownBy(() -> this.template.execute(single, List.of("render"), () -> "never"));
 			CompletableFuture<Void> released = CompletableFuture.runAsync(lease::release, this.executor);
 			released.get(20, TimeUnit.SECONDS);
-			assertThat(this.template.execute(single.withWait(Duration.ofSeconds(10)), List.of("render"),
+			assertThat(this.template.execute(single.withWaitAtMost(Duration.ofSeconds(10)), List.of("render"),
 					() -> LockContext.current().key()))
 				.isEqualTo("render");
 		}
@@ -142,7 +142,7 @@ class TemplateRecipesTests {
 	}
 
 	private void read(String name, Runnable inside) {
-		this.template.execute(LockDefinition.named(name).withMode(LockMode.READ).withWait(Duration.ofSeconds(20)),
+		this.template.execute(LockDefinition.named(name).withMode(LockMode.READ).withWaitAtMost(Duration.ofSeconds(20)),
 				List.of("catalog"), () -> {
 					inside.run();
 					return null;

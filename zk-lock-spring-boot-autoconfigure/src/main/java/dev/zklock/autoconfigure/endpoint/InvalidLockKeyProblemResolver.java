@@ -7,12 +7,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import dev.zklock.autoconfigure.web.ServletProblemWriter;
+
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
 
@@ -38,7 +38,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 	// cause cycles
 	private static final int MAX_CAUSE_DEPTH = 4;
 
-	private final Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters;
+	private final ServletProblemWriter problemWriter;
 
 	/**
 	 * Create a new instance, with the highest precedence.
@@ -46,7 +46,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 	 * refused key (cache them in the supplier if they are costly to get)
 	 */
 	public InvalidLockKeyProblemResolver(Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters) {
-		this.messageConverters = messageConverters;
+		this.problemWriter = new ServletProblemWriter(messageConverters);
 		setOrder(Ordered.HIGHEST_PRECEDENCE);
 	}
 
@@ -57,7 +57,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 		if (invalid == null || response.isCommitted()) {
 			return null;
 		}
-		HttpMessageConverter<Object> converter = findConverter();
+		HttpMessageConverter<Object> converter = this.problemWriter.findConverter();
 		if (converter == null) {
 			return null;
 		}
@@ -67,10 +67,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, invalid.getReason());
 		problem.setTitle("Invalid lock key");
 		try {
-			response.setStatus(HttpStatus.BAD_REQUEST.value());
-			ServletServerHttpResponse outputMessage = new ServletServerHttpResponse(response);
-			converter.write(problem, MediaType.APPLICATION_PROBLEM_JSON, outputMessage);
-			outputMessage.flush();
+			ServletProblemWriter.write(converter, response, HttpStatus.BAD_REQUEST, problem);
 		}
 		catch (IOException writeFailure) {
 			// Most likely the client went away
@@ -87,16 +84,6 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 			}
 			Throwable cause = candidate.getCause();
 			candidate = (cause != candidate) ? cause : null;
-		}
-		return null;
-	}
-
-	@SuppressWarnings("unchecked")
-	private @Nullable HttpMessageConverter<Object> findConverter() {
-		for (HttpMessageConverter<?> converter : this.messageConverters.get()) {
-			if (converter.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-				return (HttpMessageConverter<Object>) converter;
-			}
 		}
 		return null;
 	}

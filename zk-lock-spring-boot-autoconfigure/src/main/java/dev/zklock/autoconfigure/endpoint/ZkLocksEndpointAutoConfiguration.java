@@ -1,10 +1,7 @@
 package dev.zklock.autoconfigure.endpoint;
 
-import java.util.function.Supplier;
-
-import org.jspecify.annotations.Nullable;
-
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
+import dev.zklock.autoconfigure.web.ServletProblemWriter;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
@@ -20,9 +17,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.converter.HttpMessageConverters;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
@@ -65,18 +59,7 @@ public final class ZkLocksEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		InvalidLockKeyProblemResolver zkLocksInvalidLockKeyProblemResolver(
 				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			// Looked up at the first refused key, as the lock problems' resolver does
-			Supplier<Iterable<HttpMessageConverter<?>>> converters = SingletonSupplier
-				.of(() -> messageConverters(handlerAdapter.getIfUnique()));
-			return new InvalidLockKeyProblemResolver(converters);
-		}
-
-		private static Iterable<HttpMessageConverter<?>> messageConverters(
-				@Nullable RequestMappingHandlerAdapter handlerAdapter) {
-			if (handlerAdapter != null) {
-				return handlerAdapter.getMessageConverters();
-			}
-			return HttpMessageConverters.forServer().registerDefaults().build();
+			return new InvalidLockKeyProblemResolver(ServletProblemWriter.mvcMessageConverters(handlerAdapter));
 		}
 
 	}

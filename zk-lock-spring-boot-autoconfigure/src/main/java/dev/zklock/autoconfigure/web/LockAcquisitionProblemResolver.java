@@ -14,10 +14,8 @@ import dev.zklock.core.LockLostException;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
 
@@ -51,7 +49,7 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 
 	private final LockProblems problems;
 
-	private final Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters;
+	private final ServletProblemWriter problemWriter;
 
 	/**
 	 * Create a new instance, with the lowest precedence.
@@ -65,7 +63,7 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 	public LockAcquisitionProblemResolver(boolean exposeLockDetails, Duration retryAfter,
 			Supplier<? extends Iterable<HttpMessageConverter<?>>> messageConverters) {
 		this.problems = new LockProblems(exposeLockDetails, retryAfter);
-		this.messageConverters = messageConverters;
+		this.problemWriter = new ServletProblemWriter(messageConverters);
 		setOrder(Ordered.LOWEST_PRECEDENCE);
 	}
 
@@ -85,15 +83,12 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 		}
 		ProblemDetail problem = answer.problem();
 		try {
-			HttpMessageConverter<Object> converter = findConverter();
+			HttpMessageConverter<Object> converter = this.problemWriter.findConverter();
 			if (converter == null) {
 				response.sendError(status.value());
 			}
 			else {
-				response.setStatus(status.value());
-				ServletServerHttpResponse outputMessage = new ServletServerHttpResponse(response);
-				converter.write(problem, MediaType.APPLICATION_PROBLEM_JSON, outputMessage);
-				outputMessage.flush();
+				ServletProblemWriter.write(converter, response, status, problem);
 			}
 		}
 		catch (IOException writeFailure) {
@@ -102,16 +97,6 @@ public final class LockAcquisitionProblemResolver extends AbstractHandlerExcepti
 			this.logger.debug("Failed to write the problem response for " + ex, writeFailure);
 		}
 		return new ModelAndView();
-	}
-
-	@SuppressWarnings("unchecked")
-	private @Nullable HttpMessageConverter<Object> findConverter() {
-		for (HttpMessageConverter<?> converter : this.messageConverters.get()) {
-			if (converter.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-				return (HttpMessageConverter<Object>) converter;
-			}
-		}
-		return null;
 	}
 
 }

@@ -2,9 +2,6 @@ package dev.zklock.autoconfigure.web;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
-
-import org.jspecify.annotations.Nullable;
 
 import dev.zklock.autoconfigure.ZkLockProperties;
 import dev.zklock.core.LockAcquisitionException;
@@ -22,9 +19,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.converter.HttpMessageConverters;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
@@ -75,21 +69,8 @@ public final class ZkLockProblemDetailsAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockAcquisitionProblemResolver lockAcquisitionProblemResolver(ZkLockProperties properties,
 				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			// Looked up at the first exception: the adapter's converters are the ones MVC
-			// writes responses with, customizations included, and it need not exist
-			// before this bean
-			Supplier<Iterable<HttpMessageConverter<?>>> converters = SingletonSupplier
-				.of(() -> messageConverters(handlerAdapter.getIfUnique()));
 			return new LockAcquisitionProblemResolver(properties.getWeb().getProblemDetails().isExposeLockDetails(),
-					retryAfter(properties), converters);
-		}
-
-		private static Iterable<HttpMessageConverter<?>> messageConverters(
-				@Nullable RequestMappingHandlerAdapter handlerAdapter) {
-			if (handlerAdapter != null) {
-				return handlerAdapter.getMessageConverters();
-			}
-			return HttpMessageConverters.forServer().registerDefaults().build();
+					retryAfter(properties), ServletProblemWriter.mvcMessageConverters(handlerAdapter));
 		}
 
 	}

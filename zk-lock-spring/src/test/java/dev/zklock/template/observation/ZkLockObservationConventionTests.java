@@ -100,7 +100,7 @@ class ZkLockObservationConventionTests {
 		for (String kind : List.of("exclusive", "read", "write", "semaphore")) {
 			for (LockDefinition.BusyOutcome busyOutcome : LockDefinition.BusyOutcome.values()) {
 				String key = "busy-" + kind + "-" + busyOutcome;
-				LockDefinition definition = definition(kind).withWait(Duration.ZERO).withBusyOutcome(busyOutcome);
+				LockDefinition definition = definition(kind).withWaitAtMost(Duration.ZERO).withBusyOutcome(busyOutcome);
 				AtomicBoolean ran = new AtomicBoolean();
 				Runnable release = holdElsewhere(kind, key);
 				this.recorder.clear();

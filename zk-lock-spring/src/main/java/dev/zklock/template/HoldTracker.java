@@ -10,15 +10,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
- * What the {@link Hold}s of one {@link ZkLockTemplate} share: the registry, the holds now
- * (for the names of the keys held), the releases deferred by a minimum hold, and the
- * watch that stops work whose lease is lost.
+ * Tracks the {@link Hold holds} of one {@link ZkLockTemplate} (for the names of the keys
+ * held), and gives them what they share: the registry, the scheduler of releases deferred
+ * by a minimum hold, and the watch that stops work whose lease is lost.
  */
-final class Holds {
+final class HoldTracker {
 
 	final ZkLockRegistry registry;
 
-	final MinimumHolds minimumHolds = new MinimumHolds("ZkLockTemplate");
+	final MinimumHoldScheduler minimumHolds = new MinimumHoldScheduler("ZkLockTemplate");
 
 	final LostLeaseWatch lostLeases;
 
@@ -33,7 +33,7 @@ final class Holds {
 	/** Orders the holds, so that a key held several times is named by its oldest. */
 	private final AtomicLong sequence = new AtomicLong();
 
-	Holds(ZkLockRegistry registry) {
+	HoldTracker(ZkLockRegistry registry) {
 		this.registry = registry;
 		this.lostLeases = new LostLeaseWatch(registry);
 	}

@@ -41,7 +41,7 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * @author zk-lock
  * @see ZkLockTemplate#stop(Runnable)
  */
-public final class MinimumHolds implements AutoCloseable {
+public final class MinimumHoldScheduler implements AutoCloseable {
 
 	/**
 	 * The lifecycle phase of the owners: stopped after Spring's task executors and
@@ -53,7 +53,7 @@ public final class MinimumHolds implements AutoCloseable {
 	 */
 	public static final int SHUTDOWN_PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE - 1024;
 
-	private static final Log logger = LogFactory.getLog(MinimumHolds.class);
+	private static final Log logger = LogFactory.getLog(MinimumHoldScheduler.class);
 
 	private final String owner;
 
@@ -78,7 +78,7 @@ public final class MinimumHolds implements AutoCloseable {
 	 * Create a new instance.
 	 * @param owner what owns the holds, for the log: {@code ZkLockTemplate}, say
 	 */
-	public MinimumHolds(String owner) {
+	public MinimumHoldScheduler(String owner) {
 		this.owner = owner;
 	}
 
@@ -282,11 +282,11 @@ public final class MinimumHolds implements AutoCloseable {
 				return;
 			}
 			Runnable stopped = null;
-			synchronized (MinimumHolds.this.monitor) {
-				MinimumHolds.this.pending.remove(this);
-				if (MinimumHolds.this.pending.isEmpty()) {
-					stopped = MinimumHolds.this.stopCallback;
-					MinimumHolds.this.stopCallback = null;
+			synchronized (MinimumHoldScheduler.this.monitor) {
+				MinimumHoldScheduler.this.pending.remove(this);
+				if (MinimumHoldScheduler.this.pending.isEmpty()) {
+					stopped = MinimumHoldScheduler.this.stopCallback;
+					MinimumHoldScheduler.this.stopCallback = null;
 				}
 			}
 			try {

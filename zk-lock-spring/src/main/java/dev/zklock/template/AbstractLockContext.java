@@ -13,25 +13,25 @@ import dev.zklock.core.LockLostException;
 import dev.zklock.core.LockLostException.WorkOutcome;
 
 /**
- * The {@link LockContext} of one hold: the keys are known when it begins, tokens and
- * state are read when asked, from the hold itself, so that creating one costs almost
- * nothing. A hold on the calling thread is its own context; a lease's is made with the
- * functions that read it.
+ * Base for the {@link LockContext} of one hold: the keys are known when it begins, tokens
+ * and state are read when asked, from the hold itself, so that creating one costs almost
+ * nothing. A {@link Hold} on the calling thread is its own context; a lease's is made
+ * with the functions that read it ({@link #of}).
  */
-abstract class HeldLockContext implements LockContext {
+abstract class AbstractLockContext implements LockContext {
 
 	private final String name;
 
 	private final List<String> keys;
 
-	HeldLockContext(String name, List<String> keys) {
+	AbstractLockContext(String name, List<String> keys) {
 		this.name = name;
 		this.keys = keys;
 	}
 
-	static HeldLockContext of(String name, List<String> keys, ToLongFunction<String> tokens, Supplier<LeaseState> state,
-			UnaryOperator<String> paths) {
-		return new HeldLockContext(name, keys) {
+	static AbstractLockContext of(String name, List<String> keys, ToLongFunction<String> tokens,
+			Supplier<LeaseState> state, UnaryOperator<String> paths) {
+		return new AbstractLockContext(name, keys) {
 
 			@Override
 			String path(String key) {

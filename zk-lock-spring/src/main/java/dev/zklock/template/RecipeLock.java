@@ -17,19 +17,19 @@ import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
 
 /**
- * What one hold of a {@link ZkLockTemplate} takes and gives back, whatever the recipe:
- * the exclusive locks of some keys, one side of their read/write locks, or a semaphore's
- * permit. The template runs every recipe through the same hold, observation and context;
- * only these differences are here. One instance per acquisition.
+ * What a {@link LockDefinition} takes on some keys, through its Curator recipe, and gives
+ * back: the exclusive locks of the keys, one side of their read/write locks, or a
+ * semaphore's permit. The template runs every recipe through the same {@link Hold},
+ * observation and context; only these differences are here. One instance per acquisition.
  */
-abstract sealed class Holding {
+abstract sealed class RecipeLock {
 
 	/**
 	 * Return what a definition takes on some keys.
 	 * @throws IllegalArgumentException if there is no key, a key cannot be a lock key, or
 	 * a semaphore is given several keys
 	 */
-	static Holding of(ZkLockRegistry registry, LockDefinition definition, Collection<String> keys) {
+	static RecipeLock of(ZkLockRegistry registry, LockDefinition definition, Collection<String> keys) {
 		if (definition.isSemaphore()) {
 			SortedSet<String> distinct = new TreeSet<>(keys);
 			if (distinct.size() != 1) {
@@ -52,7 +52,7 @@ abstract sealed class Holding {
 	 * @throws dev.zklock.core.LockAcquisitionException if not acquired; nothing is held
 	 * then
 	 */
-	abstract void acquire(Duration wait);
+	abstract void acquire(Duration waitAtMost);
 
 	/**
 	 * Whether this thread holds it already, so that taking it again is reentry.
@@ -120,7 +120,7 @@ abstract sealed class Holding {
 	 * The exclusive locks of some keys, or one side of their read/write locks, as the
 	 * registry takes several in order under one wait, all or nothing.
 	 */
-	static final class Locks extends Holding {
+	static final class Locks extends RecipeLock {
 
 		private final ZkLock lock;
 
@@ -135,8 +135,8 @@ abstract sealed class Holding {
 		}
 
 		@Override
-		void acquire(Duration wait) {
-			this.lock.acquire(wait);
+		void acquire(Duration waitAtMost) {
+			this.lock.acquire(waitAtMost);
 		}
 
 		@Override
@@ -205,7 +205,7 @@ abstract sealed class Holding {
 	 * A permit of a key's semaphore: a lease from the moment it is acquired, never
 	 * reentrant.
 	 */
-	static final class Permit extends Holding {
+	static final class Permit extends RecipeLock {
 
 		private final ZkSemaphore semaphore;
 
@@ -216,8 +216,8 @@ abstract sealed class Holding {
 		}
 
 		@Override
-		void acquire(Duration wait) {
-			this.lease = this.semaphore.acquire(wait);
+		void acquire(Duration waitAtMost) {
+			this.lease = this.semaphore.acquire(waitAtMost);
 		}
 
 		@Override

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * once. The other registry has its own ZooKeeper session, as another instance would.
  */
 @Timeout(60)
-class MinimumHoldsStopTests {
+class MinimumHoldSchedulerStopTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = new InProcessZooKeeper();
@@ -59,7 +59,7 @@ class MinimumHoldsStopTests {
 	}
 
 	private static LockDefinition job(Duration hold) {
-		return LockDefinition.named("job").withWait(Duration.ZERO).withHoldAtLeast(hold);
+		return LockDefinition.named("job").withWaitAtMost(Duration.ZERO).withHoldAtLeast(hold);
 	}
 
 	/**
