@@ -5,10 +5,9 @@ import java.time.Instant;
 import org.apache.curator.framework.state.ConnectionState;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
- * The connection state Curator last reported to a {@link ZkLockRegistry}.
+ * The connection state Curator last reported to a
+ * {@link dev.zklock.core.registry.ZkLockRegistry ZkLockRegistry}.
  *
  * @param state the state, {@code null} if the client has not connected since the registry
  * was created (Curator's {@code SUSPENDED} and {@code LOST} for a client that never

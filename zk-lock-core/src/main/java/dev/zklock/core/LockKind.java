@@ -1,7 +1,5 @@
 package dev.zklock.core;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
  * Which recipe a key is locked with, as this JVM uses it.
  *
@@ -9,13 +7,21 @@ import dev.zklock.core.registry.ZkLockRegistry;
  */
 public enum LockKind {
 
-	/** The exclusive, reentrant mutex: {@link ZkLockRegistry#obtain}. */
+	/**
+	 * The exclusive, reentrant mutex:
+	 * {@link dev.zklock.core.registry.ZkLockRegistry#obtain}.
+	 */
 	EXCLUSIVE,
 
-	/** A read/write lock: {@link ZkLockRegistry#obtainReadWrite}. */
+	/**
+	 * A read/write lock: {@link dev.zklock.core.registry.ZkLockRegistry#obtainReadWrite}.
+	 */
 	READ_WRITE,
 
-	/** A counting semaphore: {@link ZkLockRegistry#obtainSemaphore}. */
+	/**
+	 * A counting semaphore:
+	 * {@link dev.zklock.core.registry.ZkLockRegistry#obtainSemaphore}.
+	 */
 	SEMAPHORE
 
 }

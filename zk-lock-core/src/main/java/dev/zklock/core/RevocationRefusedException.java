@@ -1,12 +1,10 @@
 package dev.zklock.core;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
- * Thrown by {@link ZkLockRegistry#requestRevocation(String)} when it asks nobody and
- * writes nothing: nobody holds the key's lock, or the key's path is not a lock whose
- * holders can be asked (a semaphore's, say). The message names the key, its path and the
- * reason.
+ * Thrown by {@link dev.zklock.core.registry.ZkLockRegistry#requestRevocation(String)}
+ * when it asks nobody and writes nothing: nobody holds the key's lock, or the key's path
+ * is not a lock whose holders can be asked (a semaphore's, say). The message names the
+ * key, its path and the reason.
  *
  * @author zk-lock
  */

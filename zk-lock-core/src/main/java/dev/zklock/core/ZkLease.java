@@ -4,13 +4,11 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
  * A lock hold that belongs to no thread: acquired by one thread and released by any, for
  * example by the thread that completes an asynchronous method. Obtained from
- * {@link ZkLockRegistry#acquireLease(String, Duration)}. Not reentrant: a second lease on
- * the same key waits for this one.
+ * {@link dev.zklock.core.registry.ZkLockRegistry#acquireLease(String, Duration)}. Not
+ * reentrant: a second lease on the same key waits for this one.
  *
  * @author zk-lock
  */

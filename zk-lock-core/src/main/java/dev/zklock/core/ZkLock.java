@@ -7,12 +7,10 @@ import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
  * A distributed, reentrant lock for one key, held by a thread. Obtained from
- * {@link ZkLockRegistry#obtain(String)}; the handle is cheap and holds no state of its
- * own, so it may be obtained per call or kept.
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtain(String)}; the handle is cheap and
+ * holds no state of its own, so it may be obtained per call or kept.
  *
  * <p>
  * A thread that locks again a lock it holds counts one more hold, with no ZooKeeper
@@ -82,11 +80,11 @@ public interface ZkLock extends Lock {
 
 	/**
 	 * Ask to be told when someone requests that this hold be given up: through
-	 * {@link ZkLockRegistry#requestRevocation(String)}, or Curator's
-	 * {@code Revoker.attemptRevoke} on this JVM's node, both of which write Curator's
-	 * {@code __REVOKE__} into it. The first call for a node arms a watch on it (one
-	 * read), unless its {@linkplain ZkLockOptions#linger() linger} armed it already. The
-	 * listener runs once, on a ZooKeeper event thread, and must not block; it is
+	 * {@link dev.zklock.core.registry.ZkLockRegistry#requestRevocation(String)}, or
+	 * Curator's {@code Revoker.attemptRevoke} on this JVM's node, both of which write
+	 * Curator's {@code __REVOKE__} into it. The first call for a node arms a watch on it
+	 * (one read), unless its {@linkplain ZkLockOptions#linger() linger} armed it already.
+	 * The listener runs once, on a ZooKeeper event thread, and must not block; it is
 	 * forgotten when the current thread's hold ends. A request asks; it takes nothing
 	 * away: the lock stays held until released. While the node is watched, its delete by
 	 * another client is heard too: the lease becomes {@link LeaseState#LOST}.

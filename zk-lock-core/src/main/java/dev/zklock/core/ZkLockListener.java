@@ -2,12 +2,11 @@ package dev.zklock.core;
 
 import org.apache.curator.framework.state.ConnectionState;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
- * Callback for what happens to the locks of a {@link ZkLockRegistry}. Called on
- * ZooKeeper's event thread or the releasing thread: implementations must return quickly
- * and never block.
+ * Callback for what happens to the locks of a
+ * {@link dev.zklock.core.registry.ZkLockRegistry ZkLockRegistry}. Called on ZooKeeper's
+ * event thread or the releasing thread: implementations must return quickly and never
+ * block.
  *
  * @author zk-lock
  */

@@ -7,16 +7,16 @@ import java.util.Objects;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
- * Options of a {@link ZkLockRegistry}. Immutable; start from {@link #defaults()} and
- * change what you need with the {@code with...} methods.
+ * Options of a {@link dev.zklock.core.registry.ZkLockRegistry ZkLockRegistry}. Immutable;
+ * start from {@link #defaults()} and change what you need with the {@code with...}
+ * methods.
  *
  * @param rootPath the ZooKeeper path under which each key's lock lives, {@code /locks} by
  * default
- * @param defaultWait how long {@link ZkLockRegistry#executeLocked} and the annotation
- * wait when no wait is given, 10 seconds by default
+ * @param defaultWait how long
+ * {@link dev.zklock.core.registry.ZkLockRegistry#executeLocked} and the annotation wait
+ * when no wait is given, 10 seconds by default
  * @param maxLocalHandoffs how many times a held node may be passed to the next local
  * thread while another JVM waits for it, counted from when this JVM hears of that JVM (a
  * child event, or a child list), 8 by default; 0 disables local hand-off altogether
@@ -24,7 +24,8 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * @param releaseTimeout how long a release waits for ZooKeeper to confirm the delete of
  * the lock node before it leaves the delete to the background; {@link Duration#ZERO} by
  * default: the release returns once the delete is sent (see
- * {@link ZkLockRegistry#awaitReleased(Duration)} to wait where needed)
+ * {@link dev.zklock.core.registry.ZkLockRegistry#awaitReleased(Duration)} to wait where
+ * needed)
  * @param linger how long an exclusive lock's node is kept after the last local holder
  * released it, while no other participant queues for the key, so that this JVM's next
  * acquisition of the key costs no request; {@link Duration#ZERO} (off) by default. The
@@ -32,7 +33,8 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * @param acl the ACL of the nodes the engine creates; open by default, creator-only
  * ({@link ZooDefs.Ids#CREATOR_ALL_ACL}) when the client authenticates
  * @param maxKeysPerCall the most distinct keys one lock on several keys
- * ({@link ZkLockRegistry#obtainAll}, {@link ZkLockRegistry#obtainAllReadWrite}) may take,
+ * ({@link dev.zklock.core.registry.ZkLockRegistry#obtainAll},
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainAllReadWrite}) may take,
  * {@value #DEFAULT_MAX_KEYS_PER_CALL} by default; more are refused before any request to
  * ZooKeeper
  * @author zk-lock

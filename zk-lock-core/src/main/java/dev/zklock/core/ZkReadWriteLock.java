@@ -1,13 +1,11 @@
 package dev.zklock.core;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
  * A distributed read/write lock for one key, from
- * {@link ZkLockRegistry#obtainReadWrite(String)}: any number of readers hold it together,
- * across JVMs; a writer holds it alone. Wire-compatible with Curator's
- * {@code InterProcessReadWriteLock} on the same path, so both exclude each other as one
- * lock.
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainReadWrite(String)}: any number of
+ * readers hold it together, across JVMs; a writer holds it alone. Wire-compatible with
+ * Curator's {@code InterProcessReadWriteLock} on the same path, so both exclude each
+ * other as one lock.
  *
  * <p>
  * Each side is a reentrant {@link ZkLock} held by a thread. The writer may take the read

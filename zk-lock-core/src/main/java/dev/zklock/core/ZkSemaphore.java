@@ -4,12 +4,10 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-
 /**
  * A distributed counting semaphore for one key, from
- * {@link ZkLockRegistry#obtainSemaphore(String, int)}: at most {@link #permits()} leases
- * are held at once, across JVMs. Wire-compatible with Curator's
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainSemaphore(String, int)}: at most
+ * {@link #permits()} leases are held at once, across JVMs. Wire-compatible with Curator's
  * {@code InterProcessSemaphoreV2} on the same path: a Curator process given the same
  * number of leases shares the permits.
  *

@@ -3,11 +3,9 @@
  * hand-off, fencing tokens and explicit session-loss states. No Spring dependency.
  *
  * <p>
- * Start with {@link ZkLockRegistry}.
+ * Start with {@link dev.zklock.core.registry.ZkLockRegistry ZkLockRegistry}.
  */
 @NullMarked
 package dev.zklock.core;
 
 import org.jspecify.annotations.NullMarked;
-
-import dev.zklock.core.registry.ZkLockRegistry;

@@ -26,7 +26,7 @@ class PublishedPomsTests {
 
 	/** Built by the parent's reactor, never published. */
 	private static final Set<String> UNPUBLISHED = Set.of("zk-lock-sample-app", "zk-lock-benchmarks",
-			"zk-lock-docs-tests");
+			"zk-lock-docs-tests", "zk-lock-architecture-tests");
 
 	private static final String BOM = "zk-lock-bom";
 

@@ -6,9 +6,6 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-import dev.zklock.aop.DistributedLockProxyRegistrar;
-import dev.zklock.aop.ProxyDistributedLockConfiguration;
-
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 
@@ -40,7 +37,7 @@ import org.springframework.core.Ordered;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@Import({ DistributedLockProxyRegistrar.class, ProxyDistributedLockConfiguration.class })
+@Import(DistributedLocksConfigurationSelector.class)
 public @interface EnableDistributedLocks {
 
 	/**

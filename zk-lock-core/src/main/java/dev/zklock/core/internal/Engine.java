@@ -20,7 +20,6 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLockOptions;
-import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * The parts of a registry that every recipe shares: the client's operations, the reaper,

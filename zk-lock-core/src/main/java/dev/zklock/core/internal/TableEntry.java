@@ -14,7 +14,6 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockKind;
-import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
  * This JVM's state for one lock path, kept in a {@link LockTable} only while a thread or
@@ -264,7 +263,7 @@ public abstract class TableEntry {
 	public abstract boolean isClosed();
 
 	/**
-	 * A snapshot for {@link ZkLockRegistry#localLocks()}.
+	 * A snapshot for {@link dev.zklock.core.registry.ZkLockRegistry#localLocks()}.
 	 */
 	public abstract LocalLockInfo info();
 

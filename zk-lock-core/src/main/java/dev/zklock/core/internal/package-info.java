@@ -62,5 +62,3 @@
 package dev.zklock.core.internal;
 
 import org.jspecify.annotations.NullMarked;
-
-import dev.zklock.core.registry.ZkLockRegistry;

@@ -10,12 +10,12 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
-import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.GuardedMulti;
 
 /**
- * The {@link ZkLease} handed out by {@link ZkLockRegistry#acquireLease}: the holder
- * object itself stands in the key's local queue, so no thread is tied to it.
+ * The {@link ZkLease} handed out by
+ * {@link dev.zklock.core.registry.ZkLockRegistry#acquireLease}: the holder object itself
+ * stands in the key's local queue, so no thread is tied to it.
  */
 public final class DefaultZkLease implements ZkLease {
 

@@ -2,7 +2,6 @@ package dev.zklock.core.internal.mutex;
 
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
@@ -13,9 +12,9 @@ import dev.zklock.core.internal.ThreadOwnedLock;
 import dev.zklock.core.internal.ZkOps;
 
 /**
- * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtain(String)}: a key and its
- * path; the state lives in the registry's entry for the key, and only while someone holds
- * or waits.
+ * The {@link ZkLock} handed out by
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtain(String)}: a key and its path; the
+ * state lives in the registry's entry for the key, and only while someone holds or waits.
  */
 public final class DefaultZkLock extends ThreadOwnedLock {
 

@@ -15,19 +15,19 @@ import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockAcquisitionException.Reason;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.GuardedMulti;
 import dev.zklock.core.internal.ThreadOwnedLock;
 
 /**
- * The {@link ZkLock} handed out by {@link ZkLockRegistry#obtainAll}, and each side of
- * {@link ZkLockRegistry#obtainAllReadWrite}: the locks of several keys, taken in one
- * global order (the keys' natural order, the same in every JVM, so that two callers
- * locking overlapping sets never wait for each other in a cycle) under one deadline, all
- * or nothing, and released in the reverse order. Each key is reentrant on its own, as
- * {@link ZkLockRegistry#obtain} is.
+ * The {@link ZkLock} handed out by
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainAll}, and each side of
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainAllReadWrite}: the locks of
+ * several keys, taken in one global order (the keys' natural order, the same in every
+ * JVM, so that two callers locking overlapping sets never wait for each other in a cycle)
+ * under one deadline, all or nothing, and released in the reverse order. Each key is
+ * reentrant on its own, as {@link dev.zklock.core.registry.ZkLockRegistry#obtain} is.
  */
 public final class MultiKeyLock implements ZkLock {
 
@@ -236,8 +236,8 @@ public final class MultiKeyLock implements ZkLock {
 
 	/**
 	 * Not defined for several keys: each key's node has its own token. Read it per key,
-	 * through {@link ZkLockRegistry#obtain}, and give each protected resource the token
-	 * of its key.
+	 * through {@link dev.zklock.core.registry.ZkLockRegistry#obtain}, and give each
+	 * protected resource the token of its key.
 	 * @throws UnsupportedOperationException always
 	 */
 	@Override

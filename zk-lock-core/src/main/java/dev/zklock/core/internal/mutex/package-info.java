@@ -10,5 +10,3 @@
 package dev.zklock.core.internal.mutex;
 
 import org.jspecify.annotations.NullMarked;
-
-import dev.zklock.core.registry.ZkLockRegistry;

@@ -2,7 +2,6 @@ package dev.zklock.core.internal.readwrite;
 
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
@@ -14,8 +13,9 @@ import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkReadWriteLock} handed out by
- * {@link ZkLockRegistry#obtainReadWrite(String)}: a key, its path, and its two sides; the
- * state lives in the engine's entry for the key, and only while someone holds or waits.
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainReadWrite(String)}: a key, its
+ * path, and its two sides; the state lives in the engine's entry for the key, and only
+ * while someone holds or waits.
  */
 public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 

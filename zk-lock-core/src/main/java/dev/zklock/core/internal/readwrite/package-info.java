@@ -9,5 +9,3 @@
 package dev.zklock.core.internal.readwrite;
 
 import org.jspecify.annotations.NullMarked;
-
-import dev.zklock.core.registry.ZkLockRegistry;

@@ -6,15 +6,14 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
-import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkSemaphore;
 import dev.zklock.core.internal.ThreadOwnedLock;
 
 /**
  * The {@link ZkSemaphore} handed out by
- * {@link ZkLockRegistry#obtainSemaphore(String, int)}: a key, its path and its permits;
- * the state lives in the engine's entry for the path, and only while someone holds or
- * waits.
+ * {@link dev.zklock.core.registry.ZkLockRegistry#obtainSemaphore(String, int)}: a key,
+ * its path and its permits; the state lives in the engine's entry for the path, and only
+ * while someone holds or waits.
  */
 final class DefaultZkSemaphore implements ZkSemaphore {
 

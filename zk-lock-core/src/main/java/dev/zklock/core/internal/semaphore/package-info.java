@@ -10,5 +10,3 @@
 package dev.zklock.core.internal.semaphore;
 
 import org.jspecify.annotations.NullMarked;
-
-import dev.zklock.core.registry.ZkLockRegistry;
