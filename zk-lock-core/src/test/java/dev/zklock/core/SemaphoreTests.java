@@ -42,7 +42,7 @@ class SemaphoreTests {
 	private static final Duration PROMPTLY = Duration.ofSeconds(5);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void neverMoreHoldersThanPermits() throws Exception {

@@ -39,7 +39,7 @@ class VirtualThreadContentionTests {
 	private static final int THREADS = 10_000;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path dir;

@@ -51,7 +51,7 @@ class SelfInvocationTests {
 	private static final String FILE = "SelfInvocationTests.java";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void directCall() {

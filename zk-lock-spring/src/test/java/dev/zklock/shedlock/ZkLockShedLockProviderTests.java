@@ -53,7 +53,7 @@ class ZkLockShedLockProviderTests {
 	private static final String NAME = "name";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final List<ZkLockShedLockProvider> providers = new ArrayList<>();
 

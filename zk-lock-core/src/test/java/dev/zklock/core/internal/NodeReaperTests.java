@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NodeReaperTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void reaperKeepsFollowingTheConnectionWhileResentWorkIsUnderWay() throws Exception {

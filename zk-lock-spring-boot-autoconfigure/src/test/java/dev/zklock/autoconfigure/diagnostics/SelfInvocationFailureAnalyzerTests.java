@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class SelfInvocationFailureAnalyzerTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void bootReportsEveryCallWithItsLineAndTheRemedies(CapturedOutput output) throws IOException {
