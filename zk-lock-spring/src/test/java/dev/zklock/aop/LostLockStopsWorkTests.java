@@ -23,6 +23,7 @@ import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLost;
+import dev.zklock.core.JdkSensitive;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * its {@code Mono} cancelled); a method that did not opt in runs on;
  * {@link LockContext#checkHeld()} fails once the lease is lost, not before.
  */
+@JdkSensitive
 @Timeout(60)
 class LostLockStopsWorkTests {
 

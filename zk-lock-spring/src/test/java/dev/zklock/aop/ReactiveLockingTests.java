@@ -16,6 +16,7 @@ import reactor.core.publisher.Sinks;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * invoked only then, and the lock is released when the stream completes, fails or is
  * cancelled.
  */
+@JdkSensitive
 @Timeout(60)
 class ReactiveLockingTests {
 

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * its own locked method through {@code this} fails to start with a report that lists
  * every call with its line, and says what to do.
  */
+@JdkSensitive
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
 class SelfInvocationFailureAnalyzerTests {
