@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CrossProcessMutualExclusionTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path dir;

@@ -44,7 +44,7 @@ class EngineFaultTests {
 	private static final Duration PATIENCE = Duration.ofSeconds(20);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 

@@ -42,7 +42,7 @@ class GuardedTransactionTests {
 	private static final String STATE = "/shop/stock";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	/** Another process: it reads the state, and deletes nodes as an operator would. */
 	private CuratorFramework other;

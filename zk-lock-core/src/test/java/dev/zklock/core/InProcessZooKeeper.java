@@ -1,8 +1,11 @@
 package dev.zklock.core;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -15,34 +18,83 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 
 import dev.zklock.core.faults.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
- * A real in-process ZooKeeper server per test, with helpers for Curator clients that are
- * closed after the test. Each client is its own ZooKeeper session, which is what another
- * JVM is to the server. Shared with the other modules' tests through this module's test
- * jar.
+ * A real in-process ZooKeeper server for a test, with helpers for Curator clients that
+ * are closed after the test. Each client is its own ZooKeeper session, which is what
+ * another JVM is to the server. Shared with the other modules' tests through this
+ * module's test jar.
+ * <p>
+ * Registered on an instance field with {@code @RegisterExtension}, in one of two ways:
+ * <ul>
+ * <li>{@link #perClass()}: one server for all the tests of the class, each test on a root
+ * of its own. The connect string a test is given ends in a chroot ({@code /t-7}, say)
+ * created before the test, so clients, registries, {@link #children(String)} and Spring
+ * applications given {@link #connectString()} all see an empty tree. Such a test must not
+ * disturb the server: {@link #server()} and {@link #newProxy()} fail.</li>
+ * <li>{@link #perTest()}: a server of the test's own, started before and closed after it,
+ * for a test that stops or restarts the server, expires sessions, or goes through the
+ * fault proxy.</li>
+ * </ul>
  */
-public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback {
+public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback {
 
 	public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
 
+	private static final Namespace NAMESPACE = Namespace.create(InProcessZooKeeper.class);
+
+	private final boolean shared;
+
 	private TestingServer server;
+
+	/**
+	 * The chroot of this test on a shared server, with its leading slash; empty on a
+	 * server of the test's own.
+	 */
+	private String root = "";
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	private CuratorFramework observer;
 
+	private InProcessZooKeeper(boolean shared) {
+		this.shared = shared;
+	}
+
+	/**
+	 * One server for all the tests of the class, each test on an empty root of its own;
+	 * the test must leave the server alone (no {@link #server()}, no {@link #newProxy()},
+	 * no session expiry).
+	 * @return the extension to register on an instance field
+	 */
+	public static InProcessZooKeeper perClass() {
+		return new InProcessZooKeeper(true);
+	}
+
+	/**
+	 * A fresh server for each test, for tests that stop or restart it, expire sessions,
+	 * or go through the fault proxy.
+	 * @return the extension to register on an instance field
+	 */
+	public static InProcessZooKeeper perTest() {
+		return new InProcessZooKeeper(false);
+	}
+
 	@Override
 	public void beforeEach(ExtensionContext context) throws Exception {
-		// No fsync per write: these tests measure the engine, not the disk
-		System.setProperty("zookeeper.forceSync", "no");
-		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20
-		// ticks)
-		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1);
-		this.server = new TestingServer(spec, true);
+		if (this.shared) {
+			SharedServer shared = classContext(context).getStore(NAMESPACE)
+				.computeIfAbsent(SharedServer.class, (key) -> SharedServer.start(), SharedServer.class);
+			this.server = shared.server;
+			this.root = shared.newRoot();
+		}
+		else {
+			this.server = startServer();
+		}
 	}
 
 	@Override
@@ -57,15 +109,27 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 		}
 		this.closeables.clear();
 		this.observer = null;
-		this.server.close();
+		if (!this.shared) {
+			this.server.close();
+		}
 	}
 
+	/**
+	 * The server of this test alone.
+	 * @return the server
+	 * @throws IllegalStateException if the server is shared by the tests of the class
+	 */
 	public TestingServer server() {
+		assertServerOfItsOwn("server()");
 		return this.server;
 	}
 
+	/**
+	 * The connect string of this test: on a shared server, it ends in the test's chroot.
+	 * @return the connect string
+	 */
 	public String connectString() {
-		return this.server.getConnectString();
+		return this.server.getConnectString() + this.root;
 	}
 
 	public CuratorFramework newClient() throws InterruptedException {
@@ -87,18 +151,9 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	 * disconnect is gone, without an event.
 	 */
 	public CuratorFramework newClient(String connectString, boolean disableAutoWatchReset) throws InterruptedException {
-		ZKClientConfig config = new ZKClientConfig();
-		config.setProperty(ZKClientConfig.DISABLE_AUTO_WATCH_RESET, Boolean.toString(disableAutoWatchReset));
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(connectString)
-			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
-			.connectionTimeoutMs(2000)
-			.retryPolicy(new RetryOneTime(100))
-			.zkClientConfig(config)
-			.build();
-		client.start();
+		CuratorFramework client = startClient(connectString, disableAutoWatchReset);
 		this.closeables.add(client);
-		client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS);
+		client.blockUntilConnected(10, TimeUnit.SECONDS);
 		return client;
 	}
 
@@ -129,9 +184,11 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 	}
 
 	/**
-	 * A fault proxy in front of the server, closed after the test.
+	 * A fault proxy in front of the server of this test alone, closed after the test.
+	 * @throws IllegalStateException if the server is shared by the tests of the class
 	 */
-	public ZkFaultProxy newProxy() throws java.io.IOException {
+	public ZkFaultProxy newProxy() throws IOException {
+		assertServerOfItsOwn("newProxy()");
 		ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", this.server.getPort());
 		this.closeables.add(proxy);
 		return proxy;
@@ -158,6 +215,97 @@ public class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback
 			return List.of();
 		}
 		return client.getChildren().forPath(path);
+	}
+
+	private void assertServerOfItsOwn(String method) {
+		if (this.shared) {
+			// Stopping it, cutting it off or expiring sessions on it would disturb the
+			// other tests of the class
+			throw new IllegalStateException(method + " needs a server of the test's own, but this one is shared by "
+					+ "the tests of the class: register InProcessZooKeeper.perTest() instead of perClass()");
+		}
+	}
+
+	private static ExtensionContext classContext(ExtensionContext context) {
+		// A parameterized or repeated test's invocation sits below its method's context
+		ExtensionContext current = context;
+		while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+			current = current.getParent().get();
+		}
+		return current;
+	}
+
+	private static TestingServer startServer() throws Exception {
+		// No fsync per write: these tests measure the engine, not the disk
+		System.setProperty("zookeeper.forceSync", "no");
+		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20
+		// ticks)
+		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1);
+		return new TestingServer(spec, true);
+	}
+
+	private static CuratorFramework startClient(String connectString, boolean disableAutoWatchReset) {
+		ZKClientConfig config = new ZKClientConfig();
+		config.setProperty(ZKClientConfig.DISABLE_AUTO_WATCH_RESET, Boolean.toString(disableAutoWatchReset));
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs(2000)
+			.retryPolicy(new RetryOneTime(100))
+			.zkClientConfig(config)
+			.build();
+		client.start();
+		return client;
+	}
+
+	/**
+	 * The server of a test class, kept in the class's store, which closes it after the
+	 * class's last test; and the client that creates each test's root.
+	 */
+	private static final class SharedServer implements AutoCloseable {
+
+		private final TestingServer server;
+
+		private final CuratorFramework admin;
+
+		private final AtomicInteger roots = new AtomicInteger();
+
+		private SharedServer(TestingServer server, CuratorFramework admin) {
+			this.server = server;
+			this.admin = admin;
+		}
+
+		static SharedServer start() {
+			try {
+				TestingServer server = startServer();
+				CuratorFramework admin = startClient(server.getConnectString(), false);
+				if (!admin.blockUntilConnected(10, TimeUnit.SECONDS)) {
+					admin.close();
+					server.close();
+					throw new IllegalStateException("No connection to the test's ZooKeeper server");
+				}
+				return new SharedServer(server, admin);
+			}
+			catch (RuntimeException ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("The test's ZooKeeper server did not start", ex);
+			}
+		}
+
+		String newRoot() throws Exception {
+			String root = "/t-" + this.roots.incrementAndGet();
+			this.admin.create().forPath(root);
+			return root;
+		}
+
+		@Override
+		public void close() throws IOException {
+			this.admin.close();
+			this.server.close();
+		}
+
 	}
 
 }

@@ -41,7 +41,7 @@ class LingerTests {
 	private static final Duration LONG_LINGER = Duration.ofMinutes(2);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void relockingReusesTheLingeringNode() throws Exception {

@@ -28,7 +28,7 @@ class LocalWaitersTests {
 	private static final Duration WAIT = Duration.ofSeconds(30);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void writersWaitingBehindAnotherParticipantAreEachAWaiter() throws Exception {

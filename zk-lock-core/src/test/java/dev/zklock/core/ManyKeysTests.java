@@ -26,7 +26,7 @@ class ManyKeysTests {
 	static final int KEYS = Integer.getInteger("zklock.test.keys", 100_000);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void distinctKeysLeaveNothingBehindInTheRegistry() throws Exception {

@@ -30,7 +30,7 @@ class MissingLockPathTests {
 	private static final Duration HELD_BACK = Duration.ofSeconds(2);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void aKeyWithoutItsPathSendsTheContainerWithTheNode() throws Exception {

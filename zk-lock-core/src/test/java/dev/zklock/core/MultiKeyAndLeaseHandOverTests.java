@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class MultiKeyAndLeaseHandOverTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void severalKeysAreTakenInOrderOnceEachAndReleasedTogether() throws Exception {

@@ -58,7 +58,7 @@ class NotConnectedWaitTests {
 	private static final long LATE_MS = 1_000;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 

@@ -44,7 +44,7 @@ class PredecessorDeleteTests {
 	private static final int QUIET_ROUND_TRIPS = 20;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void aWaiterWhoseHolderGoesHoldsOnANodeThatExists() throws Exception {

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReadWriteAcrossJvmsTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path dir;

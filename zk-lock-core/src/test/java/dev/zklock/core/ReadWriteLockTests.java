@@ -40,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 class ReadWriteLockTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void readersOfOneJvmShareOneReadNode() throws Exception {

@@ -25,7 +25,7 @@ class ReleaseTests {
 	private static final Duration HELD_BACK = Duration.ofSeconds(2);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void unlockReturnsOnceTheDeleteIsSent() throws Exception {

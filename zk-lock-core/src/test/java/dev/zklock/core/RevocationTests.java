@@ -36,7 +36,7 @@ import static org.awaitility.Awaitility.await;
 class RevocationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	/**
 	 * Threads of the test's own: its tasks block, and the common pool may have a single

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SemaphoreAcrossJvmsTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path dir;

@@ -42,7 +42,7 @@ class SemaphoreTests {
 	private static final Duration PROMPTLY = Duration.ofSeconds(5);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void neverMoreHoldersThanPermits() throws Exception {
@@ -107,7 +107,8 @@ class SemaphoreTests {
 				throw new IllegalStateException(ex);
 			}
 		}, TestThreads.EXECUTOR);
-		Thread.sleep(200);
+		// Curator's waiter finds no permit, for as long as we look
+		await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(10)).until(() -> !waiting.isDone());
 		assertThat(waiting).isNotDone();
 		// Released by another thread than took it
 		CompletableFuture.runAsync(first::release, TestThreads.EXECUTOR).get(10, TimeUnit.SECONDS);

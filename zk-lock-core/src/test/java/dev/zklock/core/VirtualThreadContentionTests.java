@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Java 25.
  */
 // Bounds for a hang: on a loaded 2-core machine the two JVMs take minutes
+@JdkSensitive
 @Timeout(600)
 class VirtualThreadContentionTests {
 
@@ -39,7 +40,7 @@ class VirtualThreadContentionTests {
 	private static final int THREADS = 10_000;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path dir;

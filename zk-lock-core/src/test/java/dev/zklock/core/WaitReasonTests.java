@@ -49,7 +49,7 @@ class WaitReasonTests {
 	private static final long NO_REPLY_STALL_MS = 250;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 

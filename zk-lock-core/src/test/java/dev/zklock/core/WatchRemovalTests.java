@@ -47,7 +47,7 @@ class WatchRemovalTests {
 	private static final Duration PROMPTLY = Duration.ofSeconds(5);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final AtomicBoolean stop = new AtomicBoolean();
 

@@ -38,7 +38,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
 class ZkLockRegistryTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void lockCreatesOneCuratorCompatibleNodeAndUnlockDeletesIt() throws Exception {

@@ -61,7 +61,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class DistributedLockAutoConfigurationIntegrationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()

@@ -69,7 +69,7 @@ class MinimumHoldShutdownTests {
 	private static final long START_SLACK_MS = 250;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final BlockingQueue<Run> runs = new LinkedBlockingQueue<>();
 

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OtherCuratorRecipesTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void barriersAndLeaderLatchShareTheClientWithTheLocks() {

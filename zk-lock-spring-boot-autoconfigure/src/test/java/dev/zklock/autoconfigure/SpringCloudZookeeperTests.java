@@ -34,7 +34,7 @@ class SpringCloudZookeeperTests {
 	}
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ApplicationContextRunner runner() {
 		// zk-lock's own auto-configuration is listed first: only its ordering can put it

@@ -49,7 +49,7 @@ import static org.assertj.core.api.Assumptions.assumeThatThrownBy;
 class ZkLockAutoConfigurationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class))

@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ZkLockPathPropertiesFailureTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class))

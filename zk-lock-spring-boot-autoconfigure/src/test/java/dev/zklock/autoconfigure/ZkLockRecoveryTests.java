@@ -42,7 +42,7 @@ class ZkLockRecoveryTests {
 	private static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@BeforeAll
 	static void resetReport() throws Exception {

@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
 class ZkLockHealthIndicatorTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()

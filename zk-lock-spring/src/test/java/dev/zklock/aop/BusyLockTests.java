@@ -53,7 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class BusyLockTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private AnnotationConfigApplicationContext context;
 

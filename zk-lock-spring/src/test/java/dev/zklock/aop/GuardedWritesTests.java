@@ -39,7 +39,7 @@ class GuardedWritesTests {
 	private static final String STOCK = "/shop/stock/42";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final List<AnnotationConfigApplicationContext> contexts = new ArrayList<>();
 

@@ -23,6 +23,7 @@ import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLost;
+import dev.zklock.core.JdkSensitive;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -35,11 +36,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * its {@code Mono} cancelled); a method that did not opt in runs on;
  * {@link LockContext#checkHeld()} fails once the lease is lost, not before.
  */
+@JdkSensitive
 @Timeout(60)
 class LostLockStopsWorkTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void aMethodThatStopsOnLostIsInterruptedWhenAnotherClientDeletesItsNode() throws Exception {

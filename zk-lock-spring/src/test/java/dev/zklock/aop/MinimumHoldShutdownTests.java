@@ -37,7 +37,7 @@ class MinimumHoldShutdownTests {
 	private static final Duration HOLD = Duration.ofSeconds(3);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final ExecutorService executor = Executors.newSingleThreadExecutor();
 

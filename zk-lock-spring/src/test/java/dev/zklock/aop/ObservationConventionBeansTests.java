@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ObservationConventionBeansTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void theAdvisorsOwnTemplateUsesTheConventionBeans() throws Exception {

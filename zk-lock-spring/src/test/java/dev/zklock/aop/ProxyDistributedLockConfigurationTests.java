@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProxyDistributedLockConfigurationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void sourceInterceptorAndAdvisorAreInfrastructureBeans() throws Exception {

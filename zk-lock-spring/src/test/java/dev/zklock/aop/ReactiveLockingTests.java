@@ -16,6 +16,7 @@ import reactor.core.publisher.Sinks;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -32,11 +33,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * invoked only then, and the lock is released when the stream completes, fails or is
  * cancelled.
  */
+@JdkSensitive
 @Timeout(60)
 class ReactiveLockingTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private AnnotationConfigApplicationContext context;
 

@@ -51,7 +51,7 @@ class ReadWriteLockingTests {
 	private static final long WAIT_SECONDS = 20;
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final List<AnnotationConfigApplicationContext> contexts = new ArrayList<>();
 

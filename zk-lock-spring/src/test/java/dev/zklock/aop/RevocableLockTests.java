@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RevocableLockTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void curatorsRevokerInterruptsARevocableMethod() throws Exception {

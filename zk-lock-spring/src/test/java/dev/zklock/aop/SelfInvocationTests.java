@@ -21,6 +21,7 @@ import dev.zklock.template.LockContext;
 import dev.zklock.annotation.UnlockedSelfCall;
 import dev.zklock.aop.SelfInvocationException.SelfCall;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 import dev.zklock.template.LockAssert;
 
 import org.springframework.asm.AnnotationVisitor;
@@ -45,13 +46,14 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * or instances, or declared deliberate, do not. The lines are found in this file by the
  * {@code // call:} comments at the ends of the calls' lines.
  */
+@JdkSensitive
 @Timeout(60)
 class SelfInvocationTests {
 
 	private static final String FILE = "SelfInvocationTests.java";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void directCall() {

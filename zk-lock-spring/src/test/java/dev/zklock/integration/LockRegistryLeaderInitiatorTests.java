@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LockRegistryLeaderInitiatorTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final ConcurrentLinkedQueue<LockRegistryLeaderInitiator> started = new ConcurrentLinkedQueue<>();
 

@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class ZkLockIntegrationLockRegistryTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ZkLockIntegrationLockRegistry newLockRegistry() throws InterruptedException {
 		return new ZkLockIntegrationLockRegistry(this.zk.newRegistry());

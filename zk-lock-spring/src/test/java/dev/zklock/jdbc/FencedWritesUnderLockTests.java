@@ -53,7 +53,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class FencedWritesUnderLockTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private DataSource dataSource;
 

@@ -70,7 +70,7 @@ class PausedHolderAcrossJvmsTests {
 	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@TempDir
 	Path output;

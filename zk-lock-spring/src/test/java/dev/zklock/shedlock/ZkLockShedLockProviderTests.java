@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -47,13 +48,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * that hold on a loaded machine. Each provider has its own Curator client, so its own
  * ZooKeeper session: what another JVM is to the server.
  */
+@JdkSensitive
 @Timeout(60)
 class ZkLockShedLockProviderTests {
 
 	private static final String NAME = "name";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final List<ZkLockShedLockProvider> providers = new ArrayList<>();
 

@@ -36,7 +36,7 @@ class LockAssertTests {
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 

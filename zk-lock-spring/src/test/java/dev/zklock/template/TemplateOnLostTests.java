@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
@@ -32,11 +33,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link LockContext#checkHeld()} fails once the lease is lost; a task that lets the loss
  * be runs on.
  */
+@JdkSensitive
 @Timeout(60)
 class TemplateOnLostTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 

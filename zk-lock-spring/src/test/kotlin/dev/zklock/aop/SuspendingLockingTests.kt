@@ -5,6 +5,7 @@ import dev.zklock.annotation.DistributedSemaphore
 import dev.zklock.annotation.EnableDistributedLocks
 import dev.zklock.template.LockMode
 import dev.zklock.core.InProcessZooKeeper
+import dev.zklock.core.JdkSensitive
 import dev.zklock.core.InProcessZooKeeper.eventually
 import dev.zklock.core.registry.ZkLockRegistry
 import java.util.concurrent.atomic.AtomicInteger
@@ -33,12 +34,13 @@ import org.springframework.context.annotation.Configuration
  * `Mono`, the lock is held around that `Mono`, and the caller suspends (never blocks) until it
  * completes; a cancelled coroutine releases the lock.
  */
+@JdkSensitive
 @Timeout(60)
 class SuspendingLockingTests {
 
 	@RegisterExtension
 	@JvmField
-	val zk = InProcessZooKeeper()
+	val zk = InProcessZooKeeper.perClass()
 
 	private var context: AnnotationConfigApplicationContext? = null
 

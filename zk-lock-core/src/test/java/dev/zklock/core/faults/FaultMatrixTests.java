@@ -23,6 +23,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -109,7 +110,7 @@ class FaultMatrixTests {
 	void leaderKilledDuringContention() throws Exception {
 		long durationMs = 20_000;
 		List<Path> logs = startContenders(2, 8, 4, durationMs, 2_000);
-		Thread.sleep(8_000);
+		awaitContention(logs, durationMs);
 		InstanceSpec leader = leader();
 		long killedAt = System.nanoTime();
 		assertThat(this.cluster.killServer(leader)).isTrue();
@@ -127,7 +128,7 @@ class FaultMatrixTests {
 	void followerKilledAndRestartedDuringContention() throws Exception {
 		long durationMs = 15_000;
 		List<Path> logs = startContenders(2, 8, 4, durationMs, 2_000);
-		Thread.sleep(5_000);
+		awaitContention(logs, durationMs);
 		InstanceSpec follower = this.cluster.getInstances()
 			.stream()
 			.filter((spec) -> !spec.equals(leaderQuietly()))
@@ -275,6 +276,17 @@ class FaultMatrixTests {
 				Integer.toString(threads), Long.toString(durationMs), Long.toString(waitMs), log.toString());
 		this.processes.add(process);
 		return process;
+	}
+
+	/**
+	 * Wait until every contender has logged grants (a full buffer of them): the fault
+	 * then strikes contention under way, with time left in the run for grants after it.
+	 */
+	private static void awaitContention(List<Path> logs, long durationMs) {
+		Awaitility.await("contention under way in every contender JVM")
+			.atMost(Duration.ofMillis(durationMs - 5_000))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> logs.stream().allMatch((log) -> log.toFile().length() > 0));
 	}
 
 	private List<String> awaitWorkers(long durationMs) throws Exception {

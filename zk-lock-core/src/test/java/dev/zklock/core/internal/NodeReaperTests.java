@@ -1,12 +1,16 @@
 package dev.zklock.core.internal;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NodeReaperTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void reaperKeepsFollowingTheConnectionWhileResentWorkIsUnderWay() throws Exception {
@@ -36,6 +40,7 @@ class NodeReaperTests {
 		eventually().until(() -> !client.getZookeeperClient().isConnected());
 		CountDownLatch resending = new CountDownLatch(1);
 		CountDownLatch proceed = new CountDownLatch(1);
+		AtomicReference<CompletableFuture<Void>> resent = new AtomicReference<>();
 		// Stands for the resending thread being descheduled between taking the work and
 		// sending it
 		reaper.keepPending(List.of(() -> {
@@ -46,7 +51,7 @@ class NodeReaperTests {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-		}, () -> reaper.delete("/locks/reaped/node")));
+		}, () -> resent.set(reaper.delete("/locks/reaped/node"))));
 		proxy.refuse(false);
 		assertThat(resending.await(20, TimeUnit.SECONDS)).isTrue();
 		proxy.refuse(true);
@@ -55,7 +60,13 @@ class NodeReaperTests {
 		// work under way
 		reaper.close();
 		proceed.countDown();
-		Thread.sleep(500);
+		// The resent delete leaves while the client is cut off: it cannot be confirmed,
+		// and is kept for the next connection
+		eventually().until(() -> resent.get() != null);
+		Awaitility.await()
+			.during(Duration.ofMillis(500))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> !resent.get().isDone());
 		proxy.refuse(false);
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/reaped")).isEmpty());
 	}

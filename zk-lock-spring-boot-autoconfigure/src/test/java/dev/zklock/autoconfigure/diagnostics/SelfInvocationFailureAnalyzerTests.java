@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.JdkSensitive;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -33,12 +34,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * its own locked method through {@code this} fails to start with a report that lists
  * every call with its line, and says what to do.
  */
+@JdkSensitive
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
 class SelfInvocationFailureAnalyzerTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void bootReportsEveryCallWithItsLineAndTheRemedies(CapturedOutput output) throws IOException {

@@ -50,7 +50,7 @@ class KubernetesProbesTests {
 	private static final JsonMapper json = JsonMapper.builder().build();
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 

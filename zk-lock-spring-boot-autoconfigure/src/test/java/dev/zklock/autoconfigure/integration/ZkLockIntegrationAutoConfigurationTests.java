@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ZkLockIntegrationAutoConfigurationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()

@@ -184,7 +184,13 @@ class ZkLockConnectionLoggingTests {
 				"zklock.fail-fast=false", "zklock.initial-connect-wait=500ms")
 			.run()) {
 			from = output.getOut().length();
-			Thread.sleep(5_000);
+			int windowStart = from;
+			// For 5 s of the client's retries, few lines and no stack trace at any moment
+			await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15)).until(() -> {
+				List<String> window = output.getOut().substring(windowStart).lines().toList();
+				return window.stream().filter((line) -> CLIENT_LINE.matcher(line).find()).count() <= 4
+						&& stackLines(window) == 0;
+			});
 		}
 		// Ours names the host that does not resolve, once, at startup
 		assertThat(output.getOut()

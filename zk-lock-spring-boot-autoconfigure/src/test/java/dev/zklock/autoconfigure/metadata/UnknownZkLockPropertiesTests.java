@@ -58,7 +58,7 @@ class UnknownZkLockPropertiesTests {
 	private static final String YAML_FILE = "class path resource [unknownkeys/typos.yml]";
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class))

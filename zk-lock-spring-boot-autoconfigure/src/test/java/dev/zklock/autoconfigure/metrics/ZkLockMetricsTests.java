@@ -51,7 +51,7 @@ import static org.awaitility.Awaitility.await;
 class ZkLockMetricsTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ZkLockShedLockAutoConfigurationTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()

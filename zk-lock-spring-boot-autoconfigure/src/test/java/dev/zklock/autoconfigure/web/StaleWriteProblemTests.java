@@ -50,7 +50,7 @@ import static org.awaitility.Awaitility.await;
 class StaleWriteProblemTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	@Test
 	void refusedFencedWriteIsAConflictOfItsOwnType() throws Exception {

@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WebFluxLockProblemTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void busyLockIsConflictProblemThatNamesNoLockInternals() throws Exception {

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WebMvcLockProblemTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	@Test
 	void busyLockIsConflictProblemThatNamesNoLockInternals() throws Exception {

@@ -47,7 +47,7 @@ class ZkLocksEndpointHostileInputTests {
 	private static final byte[] FOREIGN = "foreign-payload".getBytes(StandardCharsets.UTF_8);
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = new InProcessZooKeeper();
+	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
 
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
