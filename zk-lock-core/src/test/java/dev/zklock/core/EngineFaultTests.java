@@ -39,6 +39,7 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
  * come back.
  */
 @Timeout(90)
+@TimingSensitive
 class EngineFaultTests {
 
 	private static final Duration PATIENCE = Duration.ofSeconds(20);

@@ -40,6 +40,7 @@ import static org.assertj.core.api.Assertions.fail;
  * reconnecting (through a {@link ZkFaultProxy} that refuses connections).
  */
 @Timeout(120)
+@TimingSensitive
 class NotConnectedWaitTests {
 
 	/**

@@ -33,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * JVMs, and plain Curator {@link InterProcessSemaphoreV2}s share the permits.
  */
 @Timeout(120)
+@TimingSensitive
 class SemaphoreTests {
 
 	/** How long the waits of the tests below are: far longer than {@link #PROMPTLY}. */

@@ -34,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * connected.
  */
 @Timeout(180)
+@TimingSensitive
 class WaitReasonTests {
 
 	/** Threads per registry that contend for the key. */

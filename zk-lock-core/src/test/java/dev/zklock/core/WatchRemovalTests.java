@@ -38,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * bound asserted, which is far shorter than any timer of the engine.
  */
 @Timeout(120)
+@TimingSensitive
 class WatchRemovalTests {
 
 	/** How long the other participant is willing to wait. */

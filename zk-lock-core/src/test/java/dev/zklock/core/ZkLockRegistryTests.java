@@ -35,6 +35,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * session.
  */
 @Timeout(60)
+@TimingSensitive
 class ZkLockRegistryTests {
 
 	@RegisterExtension

@@ -24,6 +24,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.shedlock.ZkLockShedLockAutoConfiguration;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.TimingSensitive;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.WebApplicationType;
@@ -55,6 +56,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
+@TimingSensitive
 class MinimumHoldShutdownTests {
 
 	private static final long TICK_MS = 50;

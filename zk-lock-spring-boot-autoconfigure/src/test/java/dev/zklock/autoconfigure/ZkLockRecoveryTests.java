@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.health.ZkLockHealthIndicator;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -32,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * an application restart. Rows go to {@code target/fault-matrix.md}.
  */
 @Timeout(120)
+@TimingSensitive
 class ZkLockRecoveryTests {
 
 	/**

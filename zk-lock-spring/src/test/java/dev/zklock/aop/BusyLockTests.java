@@ -22,6 +22,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.InProcessZooKeeper;
@@ -50,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * would hold it.
  */
 @Timeout(60)
+@TimingSensitive
 class BusyLockTests {
 
 	@RegisterExtension

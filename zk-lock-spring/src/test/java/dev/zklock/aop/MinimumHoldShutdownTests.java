@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * other instance is another context with its own ZooKeeper session.
  */
 @Timeout(60)
+@TimingSensitive
 class MinimumHoldShutdownTests {
 
 	private static final Duration HOLD = Duration.ofSeconds(3);

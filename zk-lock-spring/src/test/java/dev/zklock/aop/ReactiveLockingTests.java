@@ -17,6 +17,7 @@ import reactor.core.publisher.Sinks;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 @JdkSensitive
 @Timeout(60)
+@TimingSensitive
 class ReactiveLockingTests {
 
 	@RegisterExtension

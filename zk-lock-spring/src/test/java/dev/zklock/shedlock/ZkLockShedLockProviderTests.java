@@ -31,6 +31,7 @@ import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
@@ -50,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 @JdkSensitive
 @Timeout(60)
+@TimingSensitive
 class ZkLockShedLockProviderTests {
 
 	private static final String NAME = "name";

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import static dev.zklock.core.InProcessZooKeeper.eventually;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * once. The other registry has its own ZooKeeper session, as another instance would.
  */
 @Timeout(60)
+@TimingSensitive
 class MinimumHoldSchedulerStopTests {
 
 	@RegisterExtension

@@ -36,6 +36,7 @@ import dev.zklock.core.ChildJvm;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -53,6 +54,7 @@ import static org.awaitility.Awaitility.await;
  * {@code target/fault-matrix.md}.
  */
 @Timeout(180)
+@TimingSensitive
 class FaultMatrixTests {
 
 	private static final int TICK_MS = 500;

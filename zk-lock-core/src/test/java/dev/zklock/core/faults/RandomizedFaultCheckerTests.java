@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
@@ -82,6 +83,7 @@ import static org.awaitility.Awaitility.await;
  * for a longer run, {@code -Dzklock.checker.seconds=600 -Dzklock.checker.seed=random}.
  * The seed is printed and written to {@code target/fault-checker.md} with the figures.
  */
+@TimingSensitive
 class RandomizedFaultCheckerTests {
 
 	/**

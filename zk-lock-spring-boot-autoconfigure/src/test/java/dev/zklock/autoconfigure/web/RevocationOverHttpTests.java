@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.TestThreads;
+import dev.zklock.core.TimingSensitive;
 import dev.zklock.template.LockContext;
 import dev.zklock.core.InProcessZooKeeper;
 import org.apache.curator.framework.CuratorFramework;
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * interrupted and sees the request, while a method that did not opt in runs on untouched.
  */
 @Timeout(90)
+@TimingSensitive
 class RevocationOverHttpTests {
 
 	@RegisterExtension
