@@ -91,7 +91,7 @@ class RandomizedFaultCheckerTests {
 	 * wait ran out still has to be scheduled to notice. Seen: under 100 ms in CI-like
 	 * runs, 174 ms with every core kept busy, 603 ms once with a parallel build on top;
 	 * the report prints the worst overrun next to the worst scheduling hiccup a sleeping
-	 * thread saw.
+	 * thread saw, and the bound is this margin beyond that hiccup.
 	 */
 	static final Duration WAIT_MARGIN = Duration.ofSeconds(1);
 
@@ -261,7 +261,13 @@ class RandomizedFaultCheckerTests {
 		assertThat(verdict.violations).as("overlapping holds with neither side compromised").isEmpty();
 		assertThat(verdict.regressions).as("fencing tokens going back").isEmpty();
 		assertThat(orphans).as("lock nodes left behind").isZero();
-		assertThat(this.worstOverrunNanos.get()).as("worst overrun of a wait, ns").isLessThan(WAIT_MARGIN.toNanos());
+		// A wait cannot be more punctual than the machine schedules a thread: the margin
+		// is
+		// added to the worst stall a sleeping thread of this run saw (2.6 s once, with
+		// three
+		// other builds on the 2 cores), which no engine code runs in
+		assertThat(this.worstOverrunNanos.get()).as("worst overrun of a wait, ns")
+			.isLessThan(WAIT_MARGIN.toNanos() + this.worstHiccupNanos.get());
 		for (Participant participant : this.participants) {
 			if (participant.registry != null) {
 				await().atMost(Duration.ofSeconds(20))
