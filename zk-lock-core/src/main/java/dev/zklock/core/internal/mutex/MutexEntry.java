@@ -18,12 +18,12 @@ import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
-import dev.zklock.core.internal.NodeReaper;
 import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
@@ -80,7 +80,7 @@ public final class MutexEntry extends TableEntry {
 	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
 	/** Sends a list of the held node with the child watch, to settle the mark. */
-	private final MutexEngine lister;
+	private final MutexEngine mutex;
 
 	/**
 	 * The linger of this entry's node; null when lingering is off. Guarded by stateLock.
@@ -109,10 +109,10 @@ public final class MutexEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
+	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine mutex) {
 		super(key, path);
 		this.linger = (linger != null) ? new EntryLinger(linger, this) : null;
-		this.lister = lister;
+		this.mutex = mutex;
 	}
 
 	@Override
@@ -199,7 +199,7 @@ public final class MutexEntry extends TableEntry {
 		finally {
 			this.stateLock.unlock();
 		}
-		this.lister.listHeldNode(this, held);
+		this.mutex.listHeldNode(this, held);
 	}
 
 	/**
@@ -432,7 +432,7 @@ public final class MutexEntry extends TableEntry {
 	 * on the client's current session: one of a session the client has left is never
 	 * handed out, even before the event that reports it lost.
 	 */
-	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, Engine engine) {
 		EntryLinger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
 		SlotWaiter granted = null;
@@ -466,7 +466,7 @@ public final class MutexEntry extends TableEntry {
 						this.mark.resetCount();
 						// Sent before the next waiter's create: one session's requests
 						// are applied in order
-						delete = reaper.delete(current.nodePath());
+						delete = engine.deleteNode(current.nodePath());
 					}
 				}
 			}

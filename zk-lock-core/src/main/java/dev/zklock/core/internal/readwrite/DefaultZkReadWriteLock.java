@@ -8,9 +8,7 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
-import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
-import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkReadWriteLock} handed out by
@@ -70,7 +68,8 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		private final boolean write;
 
 		Side(boolean write) {
-			super(DefaultZkReadWriteLock.this.key, DefaultZkReadWriteLock.this.path);
+			super(DefaultZkReadWriteLock.this.engine.engine(), DefaultZkReadWriteLock.this.key,
+					DefaultZkReadWriteLock.this.path);
 			this.write = write;
 		}
 
@@ -143,16 +142,6 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 						+ "' is not held by the current thread " + Thread.currentThread().getName());
 			}
 			return entry;
-		}
-
-		@Override
-		public Revocations revocations() {
-			return DefaultZkReadWriteLock.this.engine.revocations();
-		}
-
-		@Override
-		public ZkOps ops() {
-			return DefaultZkReadWriteLock.this.engine.ops();
 		}
 
 		@Override
