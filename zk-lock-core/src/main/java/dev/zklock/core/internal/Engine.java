@@ -71,7 +71,8 @@ public final class Engine {
 		this.tables = new LockTables(this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this.tables, this.listeners);
 		this.remoteWaiters = new RemoteWaiters(this.ops, this.tables);
-		this.watches = new LockWatches(new WatchEvents());
+		// The revocations are made with the watches: the events find them when they come
+		this.watches = new LockWatches(new WatchEvents(this.remoteWaiters, () -> Engine.this.revocations));
 		this.revocations = new Revocations(this.ops, this.watches, this.tables, this.sessions);
 	}
 
@@ -374,39 +375,6 @@ public final class Engine {
 			this.detachHooks.forEach(Runnable::run);
 			this.reaper.close();
 		}
-	}
-
-	/**
-	 * What the one watcher hears, to whom it goes: child events to the remote waiters,
-	 * node events to the revocations (and to the remote waiters, for a lock path gone).
-	 */
-	private final class WatchEvents implements LockWatches.Events {
-
-		@Override
-		public void childrenChanged(String serverPath) {
-			Engine.this.remoteWaiters.childrenChanged(serverPath);
-		}
-
-		@Override
-		public void childWatchRemoved(String serverPath) {
-			Engine.this.remoteWaiters.childWatchRemoved(serverPath);
-		}
-
-		@Override
-		public void nodeChanged(String serverPath, boolean deleted) {
-			Engine.this.revocations.changed(serverPath, deleted);
-		}
-
-		@Override
-		public void connectionChanged() {
-			Engine.this.revocations.reconnected();
-		}
-
-		@Override
-		public void connectionDown() {
-			Engine.this.remoteWaiters.connectionDown();
-		}
-
 	}
 
 	private static byte[] participantData() {

@@ -10,16 +10,17 @@
  * adapter ({@code ZkOps}), the session tracker that moves every lease with the connection
  * ({@code SessionTracker}), the reaper that deletes released nodes and retries while the
  * connection is down ({@code NodeReaper}), the one watcher ({@code LockWatches}) and
- * where its events go ({@code RemoteWaiters}, {@code Revocations}), one acquisition
- * attempt in ZooKeeper ({@code Acquisition}), the seam where the recipes differ
- * ({@code LockDriver}: node names, who holds, whom to wait behind), how node names are
- * read ({@code NodeNames}: protection id, queue order), and the per-path entry tables
- * ({@code LockTables}, {@code LockTable}, {@code TableEntry}). The path from a key to its
- * node goes one way, as Curator's {@code attemptLock}: a recipe asks
- * {@code Engine.acquireNode} for a node, which asks the driver who holds, and gets a
- * {@code Publication} back, in which it records the node before closing it; the engine
- * never calls the recipe's entry back. To add a lock mode, add a {@code LockDriver} and a
- * recipe package beside {@code mutex}, {@code readwrite} and {@code semaphore}.
+ * where its events go ({@code WatchEvents}: child events to {@code RemoteWaiters}, node
+ * events to {@code Revocations}), one acquisition attempt in ZooKeeper
+ * ({@code Acquisition}), the seam where the recipes differ ({@code LockDriver}: node
+ * names, who holds, whom to wait behind), how node names are read ({@code NodeNames}:
+ * protection id, queue order), and the per-path entry tables ({@code LockTables},
+ * {@code LockTable}, {@code TableEntry}). The path from a key to its node goes one way,
+ * as Curator's {@code attemptLock}: a recipe asks {@code Engine.acquireNode} for a node,
+ * which asks the driver who holds, and gets a {@code Publication} back, in which it
+ * records the node before closing it; the engine never calls the recipe's entry back. To
+ * add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
+ * {@code readwrite} and {@code semaphore}.
  *
  * <h2>Vocabulary</h2>
  * <dl>
