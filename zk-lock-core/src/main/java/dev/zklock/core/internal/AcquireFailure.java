@@ -45,6 +45,24 @@ public class AcquireFailure extends Exception {
 		return new AcquireFailure(LockAcquisitionException.Reason.HELD_REMOTELY, detail, null, true);
 	}
 
+	/**
+	 * The exception for a caller that reports every failure as a
+	 * {@link LockAcquisitionException} naming the key: an interrupt is one too
+	 * ({@link LockAcquisitionException.Reason#INTERRUPTED INTERRUPTED}), and the thread's
+	 * interrupt is set again.
+	 * @param failure an {@link AcquireFailure} or an {@link InterruptedException}
+	 * @param waited how long the acquisition waited
+	 * @return the exception to throw
+	 */
+	public static LockAcquisitionException toException(Exception failure, String key, String path, Duration waited) {
+		if (failure instanceof AcquireFailure acquireFailure) {
+			return acquireFailure.toException(key, path, waited);
+		}
+		Thread.currentThread().interrupt();
+		return new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", failure).toException(key, path,
+				waited);
+	}
+
 	public LockAcquisitionException.Reason reason() {
 		return this.reason;
 	}

@@ -1,6 +1,7 @@
 package dev.zklock.core.internal;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,45 +10,51 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.zklock.core.ConnectionStatus;
+import dev.zklock.core.GuardedTransaction;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.LostLockPolicy;
+import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockOptions;
 
 /**
- * The parts of a registry that every recipe shares: the client's operations, the reaper,
- * the one watcher, the session tracker, the listeners, and the recipes' entry tables. It
- * also holds what the recipes do alike: start a participant, apply the lost-lock policy
- * after a release, and let go of the client once closed and idle.
+ * The parts of a registry that every recipe shares, kept private behind what the recipes
+ * and the registry ask of them: the client's operations, the reaper, the one watcher, the
+ * session tracker, the listeners, and the recipes' entry tables. It also does what the
+ * recipes do alike: take a node for a participant, apply the lost-lock policy after a
+ * release, and let go of the client once closed and idle.
  */
 public final class Engine {
 
 	private static final Logger logger = LoggerFactory.getLogger(Engine.class);
 
-	public final ZkLockOptions options;
+	private final ZkLockOptions options;
 
-	public final ZkOps ops;
+	private final ZkOps ops;
 
-	public final NodeReaper reaper;
+	private final NodeReaper reaper;
 
-	public final ZkLockListeners listeners = new ZkLockListeners();
+	private final ZkLockListeners listeners = new ZkLockListeners();
 
-	public final LockTables tables;
+	private final LockTables tables;
 
-	public final SessionTracker sessions;
+	private final SessionTracker sessions;
 
-	final RemoteWaiters remoteWaiters;
+	private final RemoteWaiters remoteWaiters;
 
-	public final LockWatches watches;
+	private final LockWatches watches;
 
-	public final Revocations revocations;
+	private final Revocations revocations;
 
 	/** Run once the client is let go of, before the reaper closes: a recipe's timers. */
 	private final List<Runnable> detachHooks = new CopyOnWriteArrayList<>();
@@ -63,7 +70,8 @@ public final class Engine {
 		this.tables = new LockTables(this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this.tables, this.listeners);
 		this.remoteWaiters = new RemoteWaiters(this.ops, this.tables);
-		this.watches = new LockWatches(new WatchEvents());
+		// The revocations are made with the watches: the events find them when they come
+		this.watches = new LockWatches(new WatchEvents(this.remoteWaiters, () -> Engine.this.revocations));
 		this.revocations = new Revocations(this.ops, this.watches, this.tables, this.sessions);
 	}
 
@@ -108,10 +116,11 @@ public final class Engine {
 	}
 
 	/**
-	 * Hold a node under {@code lockPath} in ZooKeeper for {@code entry}, as
-	 * {@code driver} says, and publish it through {@code install} while its session is
-	 * the client's: a node granted on a session that has just ended is deleted and the
-	 * attempt starts over.
+	 * Take a node under {@code lockPath} in ZooKeeper for {@code entry}, as
+	 * {@code driver} says, on the client's current session: a node granted on a session
+	 * that has just ended is deleted and the attempt starts over. The caller publishes
+	 * the node in its entry and then closes the publication; until then no session event
+	 * is applied, so that none falls between the grant and the publication.
 	 * <p>
 	 * A timed wait ({@code waitForOthers}) holds everything to the caller's deadline:
 	 * round trips, and a lost connection, which it waits for while time is left. A single
@@ -121,25 +130,31 @@ public final class Engine {
 	 * create and list need ZooKeeper's replies, which it waits for up to the client's
 	 * connection timeout, the bound Curator puts on getting a connection, also across a
 	 * connection lost during the attempt.
-	 * @return the node, published
+	 * @return the node, to be published before the publication is closed
 	 */
-	public HeldNode acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
-			boolean waitForOthers, Interrupts interrupts, Consumer<HeldNode> install)
-			throws AcquireFailure, InterruptedException {
+	public Publication acquireNode(TableEntry entry, String lockPath, LockDriver driver, Deadline deadline,
+			boolean waitForOthers, Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		if (!waitForOthers && !this.ops.isConnected()) {
 			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.sessions.notConnected(), null);
 		}
-		Deadline zkDeadline = waitForOthers ? deadline
-				: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
+		Deadline zkDeadline = waitForOthers ? deadline : singleAttemptDeadline();
 		while (true) {
 			HeldNode node = new Acquisition(this.ops, this.reaper, this.watches, this.sessions, entry, lockPath, driver,
 					zkDeadline, waitForOthers, interrupts)
 				.acquire();
-			if (this.sessions.publish(entry, node, () -> install.accept(node))) {
-				return node;
+			if (this.sessions.admit(node)) {
+				return new Publication(this.sessions, entry, node);
 			}
 			this.reaper.delete(node.nodePath());
 		}
+	}
+
+	/**
+	 * The bound of ZooKeeper's replies for a caller who gave no wait: the client's
+	 * connection timeout, the bound Curator puts on getting a connection.
+	 */
+	public Deadline singleAttemptDeadline() {
+		return Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.ops.connectionTimeoutMs()));
 	}
 
 	/**
@@ -177,6 +192,162 @@ public final class Engine {
 		}
 	}
 
+	/**
+	 * How many times in a row a node may pass to a local waiter while another JVM waits.
+	 */
+	public int maxLocalHandoffs() {
+		return this.options.maxLocalHandoffs();
+	}
+
+	/**
+	 * How long a released mutex node is kept for this JVM's next acquisition; zero when
+	 * off.
+	 */
+	public Duration linger() {
+		return this.options.linger();
+	}
+
+	/**
+	 * The session of the client's current ZooKeeper handle; 0 while it has none.
+	 */
+	public long currentSession() {
+		return this.ops.sessionId();
+	}
+
+	/**
+	 * The client's session while it is connected, else 0.
+	 */
+	public long sessionIfConnected() {
+		return this.ops.isConnected() ? this.ops.sessionId() : 0;
+	}
+
+	/**
+	 * Why the client cannot send a request now, naming the connection's state;
+	 * {@code null} while it is connected.
+	 */
+	public @Nullable String whyNotConnected() {
+		return this.ops.isConnected() ? null : this.sessions.notConnected();
+	}
+
+	/**
+	 * The client's connection timeout, in milliseconds.
+	 */
+	public int connectionTimeoutMs() {
+		return this.ops.connectionTimeoutMs();
+	}
+
+	/**
+	 * The servers the client talks to, for messages.
+	 */
+	public String connectString() {
+		return this.ops.connectString();
+	}
+
+	/**
+	 * The connection state last reported by Curator, and since when.
+	 */
+	public ConnectionStatus connectionStatus() {
+		return this.sessions.status();
+	}
+
+	/**
+	 * Delete a node until ZooKeeper confirms it, through the reaper; returns at once.
+	 * @return the first try
+	 */
+	public CompletableFuture<Void> deleteNode(String nodePath) {
+		return this.reaper.delete(nodePath);
+	}
+
+	/**
+	 * Wait until every delete sent so far is confirmed.
+	 * @return whether they were, within {@code timeout}
+	 */
+	public boolean awaitDeletesConfirmed(Duration timeout) throws InterruptedException {
+		return this.reaper.awaitConfirmed(timeout);
+	}
+
+	/**
+	 * List a lock path's children with the registry's child watch, telling
+	 * {@code onReply} of the list on the client's event thread before any event that
+	 * follows it.
+	 */
+	public CompletableFuture<List<String>> listWatched(String path, Consumer<List<String>> onReply) {
+		return this.ops.getChildren(path, this.watches, onReply);
+	}
+
+	/**
+	 * List a path's children, without a watch.
+	 */
+	public CompletableFuture<List<String>> listChildren(String path) {
+		return this.ops.getChildren(path, null);
+	}
+
+	/**
+	 * Read a node's data, without a watch; {@code null} if it does not exist.
+	 */
+	public CompletableFuture<ZkOps.@Nullable NodeData> readNode(String path) {
+		return this.ops.getData(path, null);
+	}
+
+	/**
+	 * Read a node's stat, without a watch; {@code null} if it does not exist.
+	 */
+	public CompletableFuture<@Nullable Stat> statNode(String path) {
+		return this.ops.stat(path);
+	}
+
+	/**
+	 * Ask the holder of a node to let go, by writing the revocation request into it if
+	 * its version is still {@code version}.
+	 * @return whether it was written
+	 */
+	public CompletableFuture<Boolean> requestRevocation(String nodePath, int version) {
+		return this.ops.setData(nodePath, Revocations.REVOKE, version);
+	}
+
+	/**
+	 * Tell {@code listener} when someone asks {@code who} to give {@code node} back.
+	 */
+	public void onRevocationRequested(HeldNode node, Holder who, Runnable listener) {
+		this.revocations.listen(node, who, listener);
+	}
+
+	/**
+	 * Watch a node that starts to linger for a revocation request, which ends its linger.
+	 */
+	public void watchLingering(HeldNode kept) {
+		this.revocations.watchLingering(kept);
+	}
+
+	/**
+	 * A transaction guarded by the nodes {@code held} returns when it runs.
+	 */
+	public GuardedTransaction guardedTransaction(Supplier<List<GuardedMulti.Guard>> held) {
+		return new GuardedMulti(this.ops, held);
+	}
+
+	/**
+	 * Tell the listeners that a key's node passed to another local holder.
+	 */
+	public void tellHandedOff(String key) {
+		this.listeners.tell((listener) -> listener.handedOff(key), "lock '" + key + "' was handed off");
+	}
+
+	public void addListener(ZkLockListener listener) {
+		this.listeners.add(listener);
+	}
+
+	public void removeListener(ZkLockListener listener) {
+		this.listeners.remove(listener);
+	}
+
+	/**
+	 * How many keys the recipes keep in memory: those held or waited for.
+	 */
+	public int entryCount() {
+		return this.tables.size();
+	}
+
 	boolean isClosed() {
 		return this.closed;
 	}
@@ -203,39 +374,6 @@ public final class Engine {
 			this.detachHooks.forEach(Runnable::run);
 			this.reaper.close();
 		}
-	}
-
-	/**
-	 * What the one watcher hears, to whom it goes: child events to the remote waiters,
-	 * node events to the revocations (and to the remote waiters, for a lock path gone).
-	 */
-	private final class WatchEvents implements LockWatches.Events {
-
-		@Override
-		public void childrenChanged(String serverPath) {
-			Engine.this.remoteWaiters.childrenChanged(serverPath);
-		}
-
-		@Override
-		public void childWatchRemoved(String serverPath) {
-			Engine.this.remoteWaiters.childWatchRemoved(serverPath);
-		}
-
-		@Override
-		public void nodeChanged(String serverPath, boolean deleted) {
-			Engine.this.revocations.changed(serverPath, deleted);
-		}
-
-		@Override
-		public void connectionChanged() {
-			Engine.this.revocations.reconnected();
-		}
-
-		@Override
-		public void connectionDown() {
-			Engine.this.remoteWaiters.connectionDown();
-		}
-
 	}
 
 	private static byte[] participantData() {

@@ -16,7 +16,7 @@ public final class Interrupts {
 		this.interruptible = interruptible;
 	}
 
-	static Interrupts interruptible() {
+	public static Interrupts interruptible() {
 		return new Interrupts(true);
 	}
 

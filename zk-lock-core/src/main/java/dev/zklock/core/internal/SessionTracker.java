@@ -29,9 +29,10 @@ import dev.zklock.core.LeaseState;
  *
  * <p>
  * The state changes first, then listeners are told: a listener cannot delay or stop it. A
- * node is published in its entry by {@link #publish}, under the same lock as the events
- * are applied, so that no node misses an event that came between the reply that granted
- * it and its publication, and no node of a session already gone is handed out at all.
+ * node is published in its entry between {@link #admit} and {@link #published}, under the
+ * same lock as the events are applied, so that no node misses an event that came between
+ * the reply that granted it and its publication, and no node of a session already gone is
+ * handed out at all.
  *
  * <p>
  * Each state change is logged once, with the connect string, since when the connection is
@@ -288,31 +289,47 @@ public final class SessionTracker implements ConnectionStateListener {
 	}
 
 	/**
-	 * Publish a node just granted by ZooKeeper, by running {@code install}, unless its
-	 * session is gone already: the client moved to another session since the reply, or
-	 * Curator reported the session lost. A node published while the connection is
-	 * suspended starts {@link LeaseState#UNCERTAIN}.
-	 * @return whether the node was published; if not, the caller owns its node still
+	 * Admit a node just granted by ZooKeeper for publication, unless its session is gone
+	 * already: the client moved to another session since the reply, or Curator reported
+	 * the session lost. An admitted node is published in its entry before
+	 * {@link #published} lets the events be applied again, so that it misses none; one
+	 * published while the connection is suspended starts {@link LeaseState#UNCERTAIN}.
+	 * @return whether the node was admitted, the events now held back; if not, the caller
+	 * owns its node still
 	 */
-	boolean publish(TableEntry entry, HeldNode node, Runnable install) {
-		ConnectionState state;
+	boolean admit(HeldNode node) {
 		this.lock.lock();
+		boolean admitted = false;
+		try {
+			ConnectionState state = this.status.state();
+			admitted = node.sessionId() == this.ops.sessionId() && !(state == ConnectionState.LOST && lostWith(node));
+			return admitted;
+		}
+		finally {
+			if (!admitted) {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * The node {@link #admit admitted} is published in {@code entry}: apply the state the
+	 * connection is in, and let the events be applied again.
+	 */
+	void published(TableEntry entry, HeldNode node) {
+		ConnectionState state;
+		boolean uncertain;
 		try {
 			state = this.status.state();
-			if (node.sessionId() != this.ops.sessionId() || (state == ConnectionState.LOST && lostWith(node))) {
-				return false;
-			}
-			install.run();
-			if ((state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY)
-					|| !node.transition(LeaseState.UNCERTAIN)) {
-				return true;
-			}
+			uncertain = (state == ConnectionState.SUSPENDED || state == ConnectionState.READ_ONLY)
+					&& node.transition(LeaseState.UNCERTAIN);
 		}
 		finally {
 			this.lock.unlock();
 		}
-		report(new Change(entry, LeaseState.UNCERTAIN), state);
-		return true;
+		if (uncertain) {
+			report(new Change(entry, LeaseState.UNCERTAIN), state);
+		}
 	}
 
 	/**

@@ -22,24 +22,16 @@ import dev.zklock.core.ZkLock;
  */
 public abstract class ThreadOwnedLock implements ZkLock {
 
+	private final Engine engine;
+
 	private final String key;
 
 	private final String path;
 
-	public ThreadOwnedLock(String key, String path) {
+	public ThreadOwnedLock(Engine engine, String key, String path) {
+		this.engine = engine;
 		this.key = key;
 		this.path = path;
-	}
-
-	/**
-	 * One acquisition in the engine.
-	 */
-	@FunctionalInterface
-	public interface Attempt<T> {
-
-		T acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
-				throws AcquireFailure, InterruptedException;
-
 	}
 
 	/**
@@ -139,10 +131,13 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		if (reenter()) {
 			return;
 		}
-		acquireOrThrow(this.key, this.path, wait, (deadline, waitForOthers, interrupts) -> {
-			acquire(deadline, waitForOthers, interrupts);
-			return this;
-		});
+		Deadline deadline = Deadline.after(wait);
+		try {
+			acquire(deadline, !wait.isZero(), Interrupts.interruptible());
+		}
+		catch (AcquireFailure | InterruptedException ex) {
+			throw AcquireFailure.toException(ex, this.key, this.path, deadline.elapsed());
+		}
 	}
 
 	/**
@@ -167,22 +162,12 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	public abstract HeldNode heldNode();
 
 	/**
-	 * Where revocation requests are watched.
-	 */
-	public abstract Revocations revocations();
-
-	/**
-	 * Where the lock's ZooKeeper requests go.
-	 */
-	public abstract ZkOps ops();
-
-	/**
 	 * The current thread's hold is looked up when the transaction runs, on the thread
 	 * that runs it.
 	 */
 	@Override
 	public final GuardedTransaction guardedTransaction() {
-		return new GuardedMulti(ops(), () -> List.of(new GuardedMulti.Guard(this.key, this.path, heldNode())));
+		return this.engine.guardedTransaction(() -> List.of(new GuardedMulti.Guard(this.key, this.path, heldNode())));
 	}
 
 	@Override
@@ -202,7 +187,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 
 	@Override
 	public final void onRevocationRequested(Runnable listener) {
-		revocations().listen(heldNode(), Holder.currentThread(), listener);
+		this.engine.onRevocationRequested(heldNode(), Holder.currentThread(), listener);
 	}
 
 	@Override
@@ -218,26 +203,6 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	@Override
 	public final String path() {
 		return this.path;
-	}
-
-	/**
-	 * Acquire within {@code wait}, interruptibly, turning every failure into a
-	 * {@link LockAcquisitionException} that names the key.
-	 * @return what the attempt returned
-	 */
-	public static <T> T acquireOrThrow(String key, String path, Duration wait, Attempt<T> attempt) {
-		Deadline deadline = Deadline.after(wait);
-		try {
-			return attempt.acquire(deadline, !wait.isZero(), Interrupts.interruptible());
-		}
-		catch (AcquireFailure ex) {
-			throw ex.toException(key, path, deadline.elapsed());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AcquireFailure(LockAcquisitionException.Reason.INTERRUPTED, "", ex).toException(key, path,
-					deadline.elapsed());
-		}
 	}
 
 	private boolean failedAttempt(AcquireFailure ex, Duration wait) {

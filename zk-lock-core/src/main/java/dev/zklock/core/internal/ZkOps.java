@@ -1,8 +1,10 @@
 package dev.zklock.core.internal;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -109,22 +111,8 @@ public final class ZkOps {
 	}
 
 	CompletableFuture<Created> create(String path, CreateMode mode) {
-		CompletableFuture<Created> future = new CompletableFuture<>();
-		try {
-			String serverPath = serverPath(path);
-			zooKeeper().create(serverPath, this.participantData, this.acl, mode, (rc, p, ctx, name, stat) -> {
-				if (rc == KeeperException.Code.OK.intValue()) {
-					future.complete(new Created(withoutNamespace(name), stat));
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
+		return send(path, (zooKeeper, reply) -> zooKeeper.create(serverPath(path), this.participantData, this.acl, mode,
+				(rc, p, ctx, name, stat) -> reply.complete(rc, () -> new Created(withoutNamespace(name), stat)), null));
 	}
 
 	/**
@@ -132,24 +120,8 @@ public final class ZkOps {
 	 * exceptionally with {@code NodeExistsException} if it exists.
 	 */
 	CompletableFuture<Void> createContainer(String serverPath) {
-		CompletableFuture<Void> future = new CompletableFuture<>();
-		try {
-			zooKeeper().create(serverPath, new byte[0], this.acl, CreateMode.CONTAINER,
-					(rc, p, ctx, name) -> complete(future, rc, serverPath, null), null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
-	}
-
-	private static <T> void complete(CompletableFuture<T> future, int rc, String path, @Nullable T value) {
-		if (rc == KeeperException.Code.OK.intValue()) {
-			future.complete(value);
-		}
-		else {
-			future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-		}
+		return send(serverPath, (zooKeeper, reply) -> zooKeeper.create(serverPath, new byte[0], this.acl,
+				CreateMode.CONTAINER, (rc, p, ctx, name) -> reply.complete(rc, () -> null), null));
 	}
 
 	public CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher) {
@@ -164,26 +136,17 @@ public final class ZkOps {
 	 */
 	public CompletableFuture<List<String>> getChildren(String path, @Nullable Watcher watcher,
 			Consumer<List<String>> onReply) {
-		CompletableFuture<List<String>> future = new CompletableFuture<>();
-		try {
-			zooKeeper().getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
-				if (rc == KeeperException.Code.OK.intValue()) {
+		return send(path,
+				(zooKeeper, reply) -> zooKeeper.getChildren(serverPath(path), watcher, (rc, p, ctx, children) -> {
 					try {
-						onReply.accept(children);
+						if (rc == KeeperException.Code.OK.intValue()) {
+							onReply.accept(children);
+						}
 					}
 					finally {
-						future.complete(children);
+						reply.complete(rc, () -> children);
 					}
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
+				}, null));
 	}
 
 	/**
@@ -201,24 +164,12 @@ public final class ZkOps {
 	 * {@code exists}, which would leave one on a sequential name that never comes back).
 	 */
 	public CompletableFuture<@Nullable NodeData> getData(String path, @Nullable Watcher watcher) {
-		CompletableFuture<@Nullable NodeData> future = new CompletableFuture<>();
-		try {
-			zooKeeper().getData(serverPath(path), watcher, (rc, p, ctx, data, stat) -> {
-				if (rc == KeeperException.Code.OK.intValue()) {
-					future.complete(new NodeData((data != null) ? data : new byte[0], stat));
-				}
-				else if (rc == KeeperException.Code.NONODE.intValue()) {
-					future.complete(null);
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
+		return this.<@Nullable NodeData>send(path,
+				(zooKeeper, reply) -> zooKeeper.getData(serverPath(path), watcher,
+						(rc, p, ctx, data, stat) -> reply.completeUnless(rc,
+								() -> new NodeData((data != null) ? data : new byte[0], stat), () -> null,
+								KeeperException.Code.NONODE),
+						null));
 	}
 
 	/**
@@ -226,24 +177,9 @@ public final class ZkOps {
 	 * {@code null} if the node does not exist.
 	 */
 	public CompletableFuture<@Nullable Stat> stat(String path) {
-		CompletableFuture<@Nullable Stat> future = new CompletableFuture<>();
-		try {
-			zooKeeper().exists(serverPath(path), false, (rc, p, ctx, stat) -> {
-				if (rc == KeeperException.Code.OK.intValue()) {
-					future.complete(stat);
-				}
-				else if (rc == KeeperException.Code.NONODE.intValue()) {
-					future.complete(null);
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
+		return this.<@Nullable Stat>send(path, (zooKeeper, reply) -> zooKeeper.exists(serverPath(path), false,
+				(rc, p, ctx, stat) -> reply.completeUnless(rc, () -> stat, () -> null, KeeperException.Code.NONODE),
+				null));
 	}
 
 	/**
@@ -252,22 +188,11 @@ public final class ZkOps {
 	 * another node of its name replaced it, since its version was read).
 	 */
 	public CompletableFuture<Boolean> setData(String path, byte[] data, int version) {
-		CompletableFuture<Boolean> future = new CompletableFuture<>();
-		try {
-			zooKeeper().setData(serverPath(path), data, version, (rc, p, ctx, stat) -> {
-				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()
-						|| rc == KeeperException.Code.BADVERSION.intValue()) {
-					future.complete(rc == KeeperException.Code.OK.intValue());
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
-		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
-		}
-		return future;
+		return send(path,
+				(zooKeeper, reply) -> zooKeeper.setData(serverPath(path), data, version,
+						(rc, p, ctx, stat) -> reply.completeUnless(rc, () -> true, () -> false,
+								KeeperException.Code.NONODE, KeeperException.Code.BADVERSION),
+						null));
 	}
 
 	/**
@@ -277,9 +202,28 @@ public final class ZkOps {
 	 * sent before.
 	 */
 	CompletableFuture<Void> sync(String path) {
-		CompletableFuture<Void> future = new CompletableFuture<>();
+		return send(path, (zooKeeper, reply) -> zooKeeper.sync(serverPath(path),
+				(rc, p, ctx) -> reply.complete(rc, () -> null), null));
+	}
+
+	/**
+	 * Delete a node; completes normally also when it was already gone.
+	 */
+	CompletableFuture<Void> delete(String path) {
+		return send(path, (zooKeeper, reply) -> zooKeeper.delete(serverPath(path), -1,
+				(rc, p, ctx) -> reply.completeUnless(rc, () -> null, () -> null, KeeperException.Code.NONODE), null));
+	}
+
+	/**
+	 * Send one asynchronous request on the current handle: the one adapter from
+	 * ZooKeeper's callbacks to a future. A request that cannot be sent (no handle, a bad
+	 * path) completes the future exceptionally, as a refused one does.
+	 * @param path the path named by a refusal
+	 */
+	private <T extends @Nullable Object> CompletableFuture<T> send(String path, Request<T> request) {
+		CompletableFuture<T> future = new CompletableFuture<>();
 		try {
-			zooKeeper().sync(serverPath(path), (rc, p, ctx) -> complete(future, rc, path, null), null);
+			request.send(zooKeeper(), new Reply<>(future, path));
 		}
 		catch (Exception ex) {
 			future.completeExceptionally(ex);
@@ -288,24 +232,43 @@ public final class ZkOps {
 	}
 
 	/**
-	 * Delete a node; completes normally also when it was already gone.
+	 * One asynchronous request, whose callback completes the reply.
 	 */
-	CompletableFuture<Void> delete(String path) {
-		CompletableFuture<Void> future = new CompletableFuture<>();
-		try {
-			zooKeeper().delete(serverPath(path), -1, (rc, p, ctx) -> {
-				if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
-					future.complete(null);
-				}
-				else {
-					future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-				}
-			}, null);
+	@FunctionalInterface
+	private interface Request<T extends @Nullable Object> {
+
+		void send(ZooKeeper zooKeeper, Reply<T> reply) throws Exception;
+
+	}
+
+	/**
+	 * Completes a request's future from ZooKeeper's result code: {@code OK} with the
+	 * reply's value, a code the request takes as an answer with that answer, any other
+	 * with ZooKeeper's exception for it.
+	 */
+	private record Reply<T extends @Nullable Object>(CompletableFuture<T> future, String path) {
+
+		void complete(int rc, Supplier<T> value) {
+			completeUnless(rc, value, value);
 		}
-		catch (Exception ex) {
-			future.completeExceptionally(ex);
+
+		/**
+		 * Complete as ZooKeeper replied, with {@code answer} for a code in
+		 * {@code answered}.
+		 */
+		void completeUnless(int rc, Supplier<T> value, Supplier<T> answer, KeeperException.Code... answered) {
+			KeeperException.Code code = KeeperException.Code.get(rc);
+			if (code == KeeperException.Code.OK) {
+				this.future.complete(value.get());
+			}
+			else if (Arrays.asList(answered).contains(code)) {
+				this.future.complete(answer.get());
+			}
+			else {
+				this.future.completeExceptionally(KeeperException.create(code, this.path));
+			}
 		}
-		return future;
+
 	}
 
 	/**

@@ -5,16 +5,21 @@
  * Javadoc.
  *
  * <p>
- * What is here: the engine's parts and how they are wired ({@code Engine}), the client's
- * requests ({@code ZkOps}), the session tracker that moves every lease with the
- * connection ({@code SessionTracker}), the reaper that deletes released nodes and retries
- * while the connection is down ({@code NodeReaper}), the one watcher
- * ({@code LockWatches}) and where its events go ({@code RemoteWaiters},
- * {@code Revocations}), one acquisition attempt in ZooKeeper ({@code Acquisition}), the
- * seam where the recipes differ ({@code LockDriver}: node names, who holds, whom to wait
- * behind), how node names are read ({@code NodeNames}: protection id, queue order), and
- * the per-path entry tables ({@code LockTables}, {@code LockTable}, {@code TableEntry}).
- * To add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
+ * What is here: the engine's parts, private behind the verbs the recipes and the registry
+ * need ({@code Engine}), the client's requests, each through one callback-to-future
+ * adapter ({@code ZkOps}), the session tracker that moves every lease with the connection
+ * ({@code SessionTracker}), the reaper that deletes released nodes and retries while the
+ * connection is down ({@code NodeReaper}), the one watcher ({@code LockWatches}) and
+ * where its events go ({@code WatchEvents}: child events to {@code RemoteWaiters}, node
+ * events to {@code Revocations}), one acquisition attempt in ZooKeeper
+ * ({@code Acquisition}), the seam where the recipes differ ({@code LockDriver}: node
+ * names, who holds, whom to wait behind), how node names are read ({@code NodeNames}:
+ * protection id, queue order), and the per-path entry tables ({@code LockTables},
+ * {@code LockTable}, {@code TableEntry}). The path from a key to its node goes one way,
+ * as Curator's {@code attemptLock}: a recipe asks {@code Engine.acquireNode} for a node,
+ * which asks the driver who holds, and gets a {@code Publication} back, in which it
+ * records the node before closing it; the engine never calls the recipe's entry back. To
+ * add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
  * {@code readwrite} and {@code semaphore}.
  *
  * <h2>Vocabulary</h2>
@@ -51,6 +56,14 @@
  * <dt>linger</dt>
  * <dd>An exclusive lock's node kept for a while after its last local holder released it,
  * to be reused while no other participant queues behind it.</dd>
+ * <dt>publication</dt>
+ * <dd>The moment between a node's grant on the client's current session and its record in
+ * its entry ({@code Publication}), during which no session event is applied, so that the
+ * node misses none.</dd>
+ * <dt>slot, slot queue</dt>
+ * <dd>An exclusive entry's local right to hold the key, and the FIFO queue of this JVM's
+ * holders that wait for it ({@code mutex.SlotQueue}); granted by the releasing holder,
+ * never grabbed.</dd>
  * <dt>reap</dt>
  * <dd>Deleting a node this JVM gave up, retried until ZooKeeper confirms.</dd>
  * <dt>driver</dt>

@@ -326,7 +326,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public boolean awaitReleased(Duration timeout) throws InterruptedException {
 		this.mutex.endLingers();
-		return this.engine.reaper.awaitConfirmed(timeout);
+		return this.engine.awaitDeletesConfirmed(timeout);
 	}
 
 	/**
@@ -336,7 +336,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @param listener the listener
 	 */
 	public void addListener(ZkLockListener listener) {
-		this.engine.listeners.add(listener);
+		this.engine.addListener(listener);
 	}
 
 	/**
@@ -344,7 +344,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @param listener the listener
 	 */
 	public void removeListener(ZkLockListener listener) {
-		this.engine.listeners.remove(listener);
+		this.engine.removeListener(listener);
 	}
 
 	/**
@@ -417,7 +417,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the connection status
 	 */
 	public ConnectionStatus connectionStatus() {
-		return this.engine.sessions.status();
+		return this.engine.connectionStatus();
 	}
 
 	/**
@@ -445,7 +445,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
-			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, LISTING, key, path);
+			children = awaitRead(this.engine.listChildren(path), deadline, LISTING, key, path);
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
@@ -454,7 +454,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		List<String> queue = NodeNames.inQueueOrder(new ArrayList<>(lockNodes.keySet()));
 		List<CompletableFuture<ZkOps.@Nullable NodeData>> reads = new ArrayList<>();
 		for (String child : queue) {
-			reads.add(this.engine.ops.getData(path + "/" + child, null));
+			reads.add(this.engine.readNode(path + "/" + child));
 		}
 		List<Participant> participants = new ArrayList<>();
 		for (int i = 0; i < queue.size(); i++) {
@@ -509,7 +509,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
-			children = awaitRead(this.engine.ops.getChildren(path, null), deadline, what, key, path);
+			children = awaitRead(this.engine.listChildren(path), deadline, what, key, path);
 		}
 		catch (KeeperException.NoNodeException ex) {
 			throw new RevocationRefusedException(key, path, RevocationRefusedException.Reason.NOT_HELD, "");
@@ -533,7 +533,7 @@ public class ZkLockRegistry implements AutoCloseable {
 			String node = path + "/" + holder;
 			int version = Objects.requireNonNull(locks.get(holder), "the holders are among the map's keys")
 				.getVersion();
-			if (awaitRead(this.engine.ops.setData(node, Revocations.REVOKE, version), deadline, what, key, path)) {
+			if (awaitRead(this.engine.requestRevocation(node, version), deadline, what, key, path)) {
 				asked.add(node);
 			}
 		}
@@ -554,7 +554,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		List<String> named = children.stream().filter(NodeNames::isLockNodeName).toList();
 		List<CompletableFuture<@Nullable Stat>> reads = new ArrayList<>();
 		for (String child : named) {
-			reads.add(this.engine.ops.stat(path + "/" + child));
+			reads.add(this.engine.statNode(path + "/" + child));
 		}
 		Map<String, Stat> stats = new LinkedHashMap<>();
 		for (int i = 0; i < named.size(); i++) {
@@ -586,10 +586,11 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * connected: the read fails at once, as a single attempt does.
 	 */
 	private Deadline readDeadline() throws KeeperException.ConnectionLossException {
-		if (!this.engine.ops.isConnected()) {
-			throw new NotConnectedException(this.engine.sessions.notConnected());
+		String notConnected = this.engine.whyNotConnected();
+		if (notConnected != null) {
+			throw new NotConnectedException(notConnected);
 		}
-		return Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+		return this.engine.singleAttemptDeadline();
 	}
 
 	/**
@@ -620,8 +621,8 @@ public class ZkLockRegistry implements AutoCloseable {
 		}
 		catch (TimeoutException ex) {
 			throw new TimeoutException(
-					"ZooKeeper did not answer within " + this.engine.ops.connectionTimeoutMs() + " ms when " + what
-							+ " lock '" + key + "' (" + path + "), connect string " + this.engine.ops.connectString());
+					"ZooKeeper did not answer within " + this.engine.connectionTimeoutMs() + " ms when " + what
+							+ " lock '" + key + "' (" + path + "), connect string " + this.engine.connectString());
 		}
 	}
 
@@ -630,7 +631,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @return the number of entries
 	 */
 	public int size() {
-		return this.engine.tables.size();
+		return this.engine.entryCount();
 	}
 
 	/**

@@ -72,7 +72,7 @@ public final class DefaultZkLease implements ZkLease {
 	 */
 	@Override
 	public GuardedTransaction guardedTransaction() {
-		return new GuardedMulti(this.mutex.ops(), () -> {
+		return this.mutex.engine().guardedTransaction(() -> {
 			if (this.released.get()) {
 				throw new IllegalStateException("Lease on '" + this.key + "' was released");
 			}

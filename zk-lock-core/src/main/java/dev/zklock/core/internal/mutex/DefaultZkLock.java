@@ -7,9 +7,7 @@ import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
-import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
-import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkLock} handed out by
@@ -21,7 +19,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	private final MutexEngine mutex;
 
 	public DefaultZkLock(MutexEngine mutex, String key, String path) {
-		super(key, path);
+		super(mutex.engine(), key, path);
 		this.mutex = mutex;
 	}
 
@@ -81,16 +79,6 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 					"Lock '" + key() + "' is not held by the current thread " + Thread.currentThread().getName());
 		}
 		return entry;
-	}
-
-	@Override
-	public Revocations revocations() {
-		return this.mutex.revocations();
-	}
-
-	@Override
-	public ZkOps ops() {
-		return this.mutex.ops();
 	}
 
 	@Override

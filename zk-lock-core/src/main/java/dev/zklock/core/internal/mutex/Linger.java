@@ -8,9 +8,7 @@ import java.util.concurrent.TimeUnit;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.internal.DaemonTimers;
 import dev.zklock.core.internal.HeldNode;
-import dev.zklock.core.internal.NodeReaper;
-import dev.zklock.core.internal.Revocations;
-import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.Engine;
 
 /**
  * What an exclusive lock's entry needs to keep its node after the last local holder
@@ -42,25 +40,21 @@ final class Linger {
 
 	private final long renewAfterNanos;
 
-	private final NodeReaper reaper;
-
-	/** Tells the client's session. */
-	private final ZkOps ops;
-
-	/** Arms, once per node, the watch for a revocation request on a kept node. */
-	private final Revocations revocations;
+	/**
+	 * Tells the client's session, deletes the nodes, and arms, once per node, the watch
+	 * for a revocation request on a kept node.
+	 */
+	private final Engine engine;
 
 	/** Removes an entry whose node went from its table, if nobody else uses it. */
 	private final MutexEngine mutex;
 
 	private final ScheduledThreadPoolExecutor timer;
 
-	Linger(Duration linger, NodeReaper reaper, ZkOps ops, Revocations revocations, MutexEngine mutex) {
-		this.nanos = linger.toNanos();
+	Linger(Engine engine, MutexEngine mutex) {
+		this.nanos = engine.linger().toNanos();
 		this.renewAfterNanos = Math.max(this.nanos, RENEW_AFTER.toNanos());
-		this.reaper = reaper;
-		this.ops = ops;
-		this.revocations = revocations;
+		this.engine = engine;
 		this.mutex = mutex;
 		this.timer = DaemonTimers.idle("zk-lock-linger");
 		// None runs once the registry has closed
@@ -81,7 +75,7 @@ final class Linger {
 	 * then.
 	 */
 	long sessionIfConnected() {
-		return this.ops.isConnected() ? this.ops.sessionId() : 0;
+		return this.engine.sessionIfConnected();
 	}
 
 	/**
@@ -89,14 +83,14 @@ final class Linger {
 	 * watched from its first linger on (one read, not waited for).
 	 */
 	void watchRevocation(HeldNode kept) {
-		this.revocations.watchLingering(kept);
+		this.engine.watchLingering(kept);
 	}
 
 	/**
 	 * Delete a node whose linger ended; returns at once, as a release does.
 	 */
 	void delete(HeldNode node) {
-		this.reaper.delete(node.nodePath());
+		this.engine.deleteNode(node.nodePath());
 	}
 
 	/**

@@ -14,9 +14,7 @@ import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
-import dev.zklock.core.internal.Revocations;
-import dev.zklock.core.internal.ThreadOwnedLock;
-import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.Publication;
 
 /**
  * Acquire, release and hand-off for the exclusive lock: a key's local FIFO queue, whose
@@ -34,8 +32,7 @@ public final class MutexEngine {
 
 	public MutexEngine(Engine engine) {
 		this.engine = engine;
-		Duration linger = engine.options.linger();
-		this.linger = linger.isZero() ? null : new Linger(linger, engine.reaper, engine.ops, engine.revocations, this);
+		this.linger = engine.linger().isZero() ? null : new Linger(engine, this);
 		this.entries = engine.newTable(this::newEntry);
 		if (this.linger != null) {
 			engine.whenDetached(this.linger::close);
@@ -46,15 +43,11 @@ public final class MutexEngine {
 		return new MutexEntry(key, path, this.linger, this);
 	}
 
-	Revocations revocations() {
-		return this.engine.revocations;
-	}
-
 	/**
-	 * Where the guarded transactions of its holds are sent.
+	 * The engine its locks' guarded transactions and revocation listeners go to.
 	 */
-	ZkOps ops() {
-		return this.engine.ops;
+	Engine engine() {
+		return this.engine;
 	}
 
 	/**
@@ -64,11 +57,18 @@ public final class MutexEngine {
 		return this.entries.get(path);
 	}
 
+	/**
+	 * Acquire the key for {@code who} within {@code wait}, interruptibly, turning every
+	 * failure into a {@link LockAcquisitionException} that names the key.
+	 */
 	public void acquireOrThrow(String key, String path, Holder who, Duration wait) {
-		ThreadOwnedLock.acquireOrThrow(key, path, wait, (deadline, waitForOthers, interrupts) -> {
-			acquire(key, path, who, deadline, waitForOthers, interrupts);
-			return who;
-		});
+		Deadline deadline = Deadline.after(wait);
+		try {
+			acquire(key, path, who, deadline, !wait.isZero(), Interrupts.interruptible());
+		}
+		catch (AcquireFailure | InterruptedException ex) {
+			throw AcquireFailure.toException(ex, key, path, deadline.elapsed());
+		}
 	}
 
 	/**
@@ -98,8 +98,10 @@ public final class MutexEngine {
 			}
 			entry.acquiring(Thread.currentThread());
 			try {
-				this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline, waitForOthers, interrupts,
-						(node) -> entry.held(who, node));
+				try (Publication publication = this.engine.acquireNode(entry, entry.path(), LockDriver.MUTEX, deadline,
+						waitForOthers, interrupts)) {
+					entry.held(who, publication.node());
+				}
 				acquired = true;
 			}
 			finally {
@@ -124,12 +126,11 @@ public final class MutexEngine {
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
 	public void release(MutexEntry entry, Holder who) {
-		MutexEntry.Release release = entry.releaseSlot(who, this.engine.options.maxLocalHandoffs(),
-				this.engine.ops.sessionId(), this.engine.reaper);
+		MutexEntry.Release release = entry.releaseSlot(who, this.engine.maxLocalHandoffs(),
+				this.engine.currentSession(), this.engine);
 		try {
 			if (release.handedOff()) {
-				this.engine.listeners.tell((listener) -> listener.handedOff(entry.key()),
-						"lock '" + entry.key() + "' was handed off");
+				this.engine.tellHandedOff(entry.key());
 			}
 			this.engine.awaitDelete(release.delete());
 		}
@@ -157,12 +158,11 @@ public final class MutexEngine {
 	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
 	 */
 	void listHeldNode(MutexEntry entry, HeldNode held) {
-		if (this.engine.options.maxLocalHandoffs() <= 0) {
+		if (this.engine.maxLocalHandoffs() <= 0) {
 			entry.heldNodeListFailed(held);
 			return;
 		}
-		this.engine.ops
-			.getChildren(entry.path(), this.engine.watches, (children) -> entry.heldNodeListed(held, children))
+		this.engine.listWatched(entry.path(), (children) -> entry.heldNodeListed(held, children))
 			.whenComplete((children, ex) -> {
 				if (ex != null) {
 					entry.heldNodeListFailed(held);

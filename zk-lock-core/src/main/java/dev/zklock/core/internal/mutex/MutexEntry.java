@@ -1,7 +1,6 @@
 package dev.zklock.core.internal.mutex;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
@@ -18,12 +17,12 @@ import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
-import dev.zklock.core.internal.NodeReaper;
 import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
@@ -56,19 +55,8 @@ public final class MutexEntry extends TableEntry {
 	 */
 	private final ReentrantLock stateLock = new ReentrantLock();
 
-	private final ArrayDeque<SlotWaiter> waiters = new ArrayDeque<>();
-
-	/**
-	 * Who holds the local slot: a thread, a {@link ZkLease}, or a semaphore's permit
-	 * acquisition. Guarded by stateLock.
-	 */
-	private @Nullable Holder holder;
-
-	/**
-	 * Whether the slot was last taken for a semaphore's permit acquisition: the entry is
-	 * then a semaphore's guard, and reported as such. Guarded by stateLock.
-	 */
-	private boolean permitGuard;
+	/** Who holds the local slot, and who waits for it. Guarded by stateLock. */
+	private final SlotQueue slots = new SlotQueue();
 
 	/** The ZooKeeper node this JVM holds for the key; guarded by stateLock for writes. */
 	private volatile @Nullable HeldNode node;
@@ -80,7 +68,7 @@ public final class MutexEntry extends TableEntry {
 	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
 	/** Sends a list of the held node with the child watch, to settle the mark. */
-	private final MutexEngine lister;
+	private final MutexEngine mutex;
 
 	/**
 	 * The linger of this entry's node; null when lingering is off. Guarded by stateLock.
@@ -95,12 +83,6 @@ public final class MutexEntry extends TableEntry {
 	/** The thread acquiring the key in ZooKeeper for the head of the queue, if any. */
 	private volatile @Nullable Thread acquirer;
 
-	/**
-	 * Whether the slot's holder waited in the local queue for it: threads of this JVM
-	 * take turns on the key. Guarded by stateLock.
-	 */
-	private boolean holderQueued;
-
 	/** The holding thread, for the reentrant fast path; null for leases. */
 	private volatile @Nullable Thread ownerThread;
 
@@ -109,10 +91,10 @@ public final class MutexEntry extends TableEntry {
 
 	private volatile @Nullable Instant heldSince;
 
-	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine lister) {
+	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine mutex) {
 		super(key, path);
 		this.linger = (linger != null) ? new EntryLinger(linger, this) : null;
-		this.lister = lister;
+		this.mutex = mutex;
 	}
 
 	@Override
@@ -192,14 +174,14 @@ public final class MutexEntry extends TableEntry {
 		this.stateLock.lock();
 		try {
 			held = this.node;
-			if (held == null || this.holder == null || this.waiters.isEmpty() || !this.mark.startListing(held)) {
+			if (held == null || !this.slots.isHeld() || !this.slots.hasWaiters() || !this.mark.startListing(held)) {
 				return;
 			}
 		}
 		finally {
 			this.stateLock.unlock();
 		}
-		this.lister.listHeldNode(this, held);
+		this.mutex.listHeldNode(this, held);
 	}
 
 	/**
@@ -252,7 +234,7 @@ public final class MutexEntry extends TableEntry {
 		}
 		this.stateLock.lock();
 		try {
-			return this.holderQueued || !this.waiters.isEmpty();
+			return this.slots.takesTurns();
 		}
 		finally {
 			this.stateLock.unlock();
@@ -314,9 +296,8 @@ public final class MutexEntry extends TableEntry {
 			if (this.closed) {
 				return Slot.CLOSED;
 			}
-			if (this.holder == null && this.waiters.isEmpty()) {
-				takenBy(who);
-				this.holderQueued = false;
+			if (this.slots.isFree()) {
+				this.slots.take(who);
 				HeldNode kept = this.node;
 				if (kept != null) {
 					if (isReusable(kept, reuseSession)) {
@@ -330,8 +311,7 @@ public final class MutexEntry extends TableEntry {
 			if (deadline.isExpired()) {
 				return Slot.TIMED_OUT;
 			}
-			waiter = new SlotWaiter(Thread.currentThread(), who);
-			this.waiters.addLast(waiter);
+			waiter = this.slots.enqueue(who);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -353,11 +333,7 @@ public final class MutexEntry extends TableEntry {
 		try {
 			this.closed = true;
 			ended = endLingerIfLingering();
-			SlotWaiter waiter;
-			while ((waiter = this.waiters.pollFirst()) != null) {
-				waiter.grant(Slot.CLOSED);
-				waiter.wake();
-			}
+			this.slots.close();
 		}
 		finally {
 			this.stateLock.unlock();
@@ -388,11 +364,7 @@ public final class MutexEntry extends TableEntry {
 	boolean leaveQueue(SlotWaiter waiter) {
 		this.stateLock.lock();
 		try {
-			if (waiter.isGranted()) {
-				return false;
-			}
-			this.waiters.remove(waiter);
-			return true;
+			return this.slots.leave(waiter);
 		}
 		finally {
 			this.stateLock.unlock();
@@ -432,7 +404,7 @@ public final class MutexEntry extends TableEntry {
 	 * on the client's current session: one of a session the client has left is never
 	 * handed out, even before the event that reports it lost.
 	 */
-	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, NodeReaper reaper) {
+	Release releaseSlot(Holder who, int maxLocalHandoffs, long currentSession, Engine engine) {
 		EntryLinger linger = this.linger;
 		long lingerSession = (linger != null) ? linger.linger().sessionIfConnected() : 0;
 		SlotWaiter granted = null;
@@ -440,14 +412,14 @@ public final class MutexEntry extends TableEntry {
 		Release release;
 		this.stateLock.lock();
 		try {
-			if (!who.equals(this.holder)) {
+			if (!this.slots.isHeldBy(who)) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + who);
 			}
 			HeldNode current = this.node;
 			if (current != null) {
 				current.removeRevocationListeners(who);
 			}
-			SlotWaiter next = this.waiters.peekFirst();
+			SlotWaiter next = this.slots.next();
 			CompletableFuture<Void> delete = null;
 			boolean handedOff = false;
 			if (current != null) {
@@ -466,30 +438,24 @@ public final class MutexEntry extends TableEntry {
 						this.mark.resetCount();
 						// Sent before the next waiter's create: one session's requests
 						// are applied in order
-						delete = reaper.delete(current.nodePath());
+						delete = engine.deleteNode(current.nodePath());
 					}
 				}
 			}
 			this.ownerThread = null;
 			this.heldSince = null;
 			this.holds = 0;
-			if (next != null) {
-				this.waiters.pollFirst();
-				if (handedOff) {
-					// The next holder holds from now: it returns without touching the
-					// state lock again
-					markHeld(next.who);
-				}
-				granted = grant(next, handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
+			if (next != null && handedOff) {
+				// The next holder holds from now: it returns without touching the state
+				// lock again
+				markHeld(next.who);
 			}
-			else {
-				this.holder = null;
-			}
+			granted = this.slots.passOn(handedOff ? Slot.HANDED_OFF : Slot.GRANTED);
 			release = new Release(current, delete, handedOff);
 		}
 		finally {
 			this.stateLock.unlock();
-			wake(granted);
+			SlotQueue.wake(granted);
 		}
 		if (kept != null && linger != null) {
 			// Outside the state lock: it may send a read
@@ -533,7 +499,7 @@ public final class MutexEntry extends TableEntry {
 
 	/** Whether the entry keeps a node nobody holds. Guarded by stateLock. */
 	private boolean lingers() {
-		return this.holder == null && this.node != null;
+		return !this.slots.isHeld() && this.node != null;
 	}
 
 	@Override
@@ -553,7 +519,7 @@ public final class MutexEntry extends TableEntry {
 	 */
 	private boolean endLingerIfLingering() {
 		HeldNode kept = this.node;
-		if (this.holder != null || kept == null) {
+		if (this.slots.isHeld() || kept == null) {
 			return false;
 		}
 		endLinger(kept);
@@ -649,14 +615,14 @@ public final class MutexEntry extends TableEntry {
 	void transfer(Thread from, Holder to) {
 		this.stateLock.lock();
 		try {
-			if (!Holder.thread(from).equals(this.holder) || this.ownerThread != from) {
+			if (!this.slots.isHeldBy(Holder.thread(from)) || this.ownerThread != from) {
 				throw new IllegalMonitorStateException("Lock '" + key() + "' is not held by " + from.getName());
 			}
 			if (this.holds != 1) {
 				throw new IllegalStateException("Lock '" + key() + "' is held " + this.holds + " times by "
 						+ from.getName() + "; only an outermost hold can be handed to a lease");
 			}
-			takenBy(to);
+			this.slots.transfer(to);
 			this.ownerThread = null;
 			this.holds = 0;
 			HeldNode current = this.node;
@@ -684,49 +650,14 @@ public final class MutexEntry extends TableEntry {
 		SlotWaiter granted = null;
 		this.stateLock.lock();
 		try {
-			if (!who.equals(this.holder)) {
+			if (!this.slots.isHeldBy(who)) {
 				return;
 			}
-			SlotWaiter next = this.waiters.pollFirst();
-			if (next != null) {
-				granted = grant(next, Slot.GRANTED);
-			}
-			else {
-				this.holder = null;
-			}
+			granted = this.slots.passOn(Slot.GRANTED);
 		}
 		finally {
 			this.stateLock.unlock();
-			wake(granted);
-		}
-	}
-
-	/**
-	 * Guarded by stateLock. The caller {@link #wake wakes} the waiter once the state lock
-	 * is released.
-	 * @return the waiter granted
-	 */
-	private SlotWaiter grant(SlotWaiter next, Slot outcome) {
-		takenBy(next.who);
-		this.holderQueued = true;
-		next.grant(outcome);
-		return next;
-	}
-
-	/** Guarded by stateLock. */
-	private void takenBy(Holder who) {
-		this.holder = who;
-		this.permitGuard = (who.kind() == Holder.Kind.PERMIT);
-	}
-
-	/**
-	 * Wake a waiter granted the slot, if any, after the state lock is released. It holds
-	 * from the grant on: whatever wakes it first (this, a timeout, an interrupt) it finds
-	 * itself granted.
-	 */
-	private static void wake(@Nullable SlotWaiter granted) {
-		if (granted != null) {
-			granted.wake();
+			SlotQueue.wake(granted);
 		}
 	}
 
@@ -734,7 +665,7 @@ public final class MutexEntry extends TableEntry {
 	public boolean isIdle() {
 		this.stateLock.lock();
 		try {
-			return this.holder == null && this.waiters.isEmpty() && this.node == null;
+			return this.slots.isFree() && this.node == null;
 		}
 		finally {
 			this.stateLock.unlock();
@@ -758,7 +689,7 @@ public final class MutexEntry extends TableEntry {
 			Thread owner = this.ownerThread;
 			boolean held = isHeld();
 			return snapshot(held, (owner != null) ? owner.getName() : null, this.heldSince, this.node,
-					this.permitGuard ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
+					this.slots.isPermitGuard() ? LockKind.SEMAPHORE : LockKind.EXCLUSIVE, held ? 1 : 0, 0, lingers());
 		}
 		finally {
 			this.stateLock.unlock();

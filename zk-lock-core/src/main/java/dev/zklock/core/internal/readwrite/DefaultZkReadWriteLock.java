@@ -7,9 +7,7 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
-import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.ThreadOwnedLock;
-import dev.zklock.core.internal.ZkOps;
 
 /**
  * The {@link ZkReadWriteLock} handed out by
@@ -19,7 +17,7 @@ import dev.zklock.core.internal.ZkOps;
  */
 public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 
-	private final ReadWriteEngine engine;
+	private final ReadWriteEngine readWrite;
 
 	private final String key;
 
@@ -29,8 +27,8 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 
 	private final ZkLock writeLock;
 
-	DefaultZkReadWriteLock(ReadWriteEngine engine, String key, String path) {
-		this.engine = engine;
+	DefaultZkReadWriteLock(ReadWriteEngine readWrite, String key, String path) {
+		this.readWrite = readWrite;
 		this.key = key;
 		this.path = path;
 		this.readLock = new Side(false);
@@ -70,7 +68,8 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		private final boolean write;
 
 		Side(boolean write) {
-			super(DefaultZkReadWriteLock.this.key, DefaultZkReadWriteLock.this.path);
+			super(DefaultZkReadWriteLock.this.readWrite.engine(), DefaultZkReadWriteLock.this.key,
+					DefaultZkReadWriteLock.this.path);
 			this.write = write;
 		}
 
@@ -78,7 +77,7 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		public boolean reenter() {
 			// Only a writer's own write is free of the engine: a read joins a count under
 			// a lock.
-			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.readWrite.entry(path());
 			if (entry != null && (entry.local.getReadHoldCount() > 0 || entry.local.isWriteLockedByCurrentThread())) {
 				// Also a downgrade: a read would join the writer's node
 				checkNotLost(entry.heldNodeOf(this.write));
@@ -97,10 +96,10 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		public void acquire(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 				throws AcquireFailure, InterruptedException {
 			if (this.write) {
-				DefaultZkReadWriteLock.this.engine.acquireWrite(key(), path(), deadline, waitForOthers, interrupts);
+				DefaultZkReadWriteLock.this.readWrite.acquireWrite(key(), path(), deadline, waitForOthers, interrupts);
 			}
 			else {
-				DefaultZkReadWriteLock.this.engine.acquireRead(key(), path(), deadline, waitForOthers, interrupts);
+				DefaultZkReadWriteLock.this.readWrite.acquireRead(key(), path(), deadline, waitForOthers, interrupts);
 			}
 		}
 
@@ -108,16 +107,16 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		public void unlock() {
 			ReadWriteEntry entry = ownEntry();
 			if (this.write) {
-				DefaultZkReadWriteLock.this.engine.releaseWrite(entry);
+				DefaultZkReadWriteLock.this.readWrite.releaseWrite(entry);
 			}
 			else {
-				DefaultZkReadWriteLock.this.engine.releaseRead(entry);
+				DefaultZkReadWriteLock.this.readWrite.releaseRead(entry);
 			}
 		}
 
 		@Override
 		public boolean isHeldByCurrentThread() {
-			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.readWrite.entry(path());
 			return entry != null && holds(entry);
 		}
 
@@ -137,22 +136,12 @@ public final class DefaultZkReadWriteLock implements ZkReadWriteLock {
 		}
 
 		private ReadWriteEntry ownEntry() {
-			ReadWriteEntry entry = DefaultZkReadWriteLock.this.engine.entry(path());
+			ReadWriteEntry entry = DefaultZkReadWriteLock.this.readWrite.entry(path());
 			if (entry == null || !holds(entry)) {
 				throw new IllegalMonitorStateException("The " + side() + " lock of '" + key()
 						+ "' is not held by the current thread " + Thread.currentThread().getName());
 			}
 			return entry;
-		}
-
-		@Override
-		public Revocations revocations() {
-			return DefaultZkReadWriteLock.this.engine.revocations();
-		}
-
-		@Override
-		public ZkOps ops() {
-			return DefaultZkReadWriteLock.this.engine.ops();
 		}
 
 		@Override

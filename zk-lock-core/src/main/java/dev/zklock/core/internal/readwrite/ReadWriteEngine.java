@@ -13,8 +13,7 @@ import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
-import dev.zklock.core.internal.Revocations;
-import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.Publication;
 
 /**
  * Acquire and release for read/write keys: the local side first, in the fair order of the
@@ -39,15 +38,11 @@ public final class ReadWriteEngine {
 		return new DefaultZkReadWriteLock(this, key, path);
 	}
 
-	Revocations revocations() {
-		return this.engine.revocations;
-	}
-
 	/**
-	 * Where the guarded transactions of its holds are sent.
+	 * The engine its locks' guarded transactions and revocation listeners go to.
 	 */
-	ZkOps ops() {
-		return this.engine.ops;
+	Engine engine() {
+		return this.engine;
 	}
 
 	public @Nullable ReadWriteEntry entry(String path) {
@@ -76,7 +71,7 @@ public final class ReadWriteEngine {
 				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, entry.localHolder(), null);
 			}
 			locked = true;
-			switch (entry.join(reentrant, this.engine.options.maxLocalHandoffs(), this.engine.ops.sessionId(), deadline,
+			switch (entry.join(reentrant, this.engine.maxLocalHandoffs(), this.engine.currentSession(), deadline,
 					waitForOthers, interrupts)) {
 				case JOINED -> acquired = true;
 				case CLOSED -> throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
@@ -84,8 +79,10 @@ public final class ReadWriteEngine {
 						"waiting with this JVM's other readers for their read node", null);
 				case ACQUIRE -> {
 					try {
-						this.engine.acquireNode(entry, entry.path(), LockDriver.READ, deadline, waitForOthers,
-								interrupts, entry::readAcquired);
+						try (Publication publication = this.engine.acquireNode(entry, entry.path(), LockDriver.READ,
+								deadline, waitForOthers, interrupts)) {
+							entry.readAcquired(publication.node());
+						}
 						acquired = true;
 						// A reader of another JVM that came as the node was installed
 						// raised the mark with no node to list for
@@ -138,8 +135,10 @@ public final class ReadWriteEngine {
 			}
 			entry.acquiringWrite(Thread.currentThread());
 			try {
-				this.engine.acquireNode(entry, entry.path(), LockDriver.WRITE, deadline, waitForOthers, interrupts,
-						(node) -> entry.writeAcquired(Thread.currentThread(), node));
+				try (Publication publication = this.engine.acquireNode(entry, entry.path(), LockDriver.WRITE, deadline,
+						waitForOthers, interrupts)) {
+					entry.writeAcquired(Thread.currentThread(), publication.node());
+				}
 				acquired = true;
 			}
 			finally {
@@ -162,7 +161,7 @@ public final class ReadWriteEngine {
 	 * End one read hold of the current thread.
 	 */
 	void releaseRead(ReadWriteEntry entry) {
-		ReadWriteEntry.Release release = entry.leaveRead(this.engine.reaper);
+		ReadWriteEntry.Release release = entry.leaveRead(this.engine);
 		// After the delete was sent: a local writer's create then follows it in the
 		// session
 		entry.local.readLock().unlock();
@@ -180,7 +179,7 @@ public final class ReadWriteEngine {
 			this.entries.release(entry);
 			return;
 		}
-		ReadWriteEntry.Release release = entry.leaveWrite(this.engine.reaper);
+		ReadWriteEntry.Release release = entry.leaveWrite(this.engine);
 		entry.local.writeLock().unlock();
 		forgetListeners(entry);
 		finish(entry, release);
@@ -216,8 +215,7 @@ public final class ReadWriteEngine {
 	void listReadNode(ReadWriteEntry entry) {
 		HeldNode read = entry.readNodeToList();
 		if (read != null) {
-			this.engine.ops.getChildren(entry.path(), this.engine.watches,
-					(children) -> entry.readNodeListed(read, children));
+			this.engine.listWatched(entry.path(), (children) -> entry.readNodeListed(read, children));
 		}
 	}
 

@@ -27,7 +27,7 @@ import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.NodeNames;
-import dev.zklock.core.internal.NodeReaper;
+import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
@@ -99,11 +99,11 @@ public final class ReadWriteEntry extends TableEntry {
 	private volatile @Nullable Instant heldSince;
 
 	/** Lists the read node again when the mark is raised. */
-	private final ReadWriteEngine lister;
+	private final ReadWriteEngine readWrite;
 
-	ReadWriteEntry(String key, String path, ReadWriteEngine lister) {
+	ReadWriteEntry(String key, String path, ReadWriteEngine readWrite) {
 		super(key, path);
-		this.lister = lister;
+		this.readWrite = readWrite;
 	}
 
 	/**
@@ -114,7 +114,7 @@ public final class ReadWriteEntry extends TableEntry {
 	@Override
 	public void childrenChanged() {
 		noteRemoteWaiter();
-		this.lister.listReadNode(this);
+		this.readWrite.listReadNode(this);
 	}
 
 	/**
@@ -123,7 +123,7 @@ public final class ReadWriteEntry extends TableEntry {
 	@Override
 	public void childWatchRemoved() {
 		noteRemoteWaiter();
-		this.lister.listReadNode(this);
+		this.readWrite.listReadNode(this);
 	}
 
 	@Override
@@ -320,7 +320,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 * End a read hold; the last one deletes the node that covered the reads.
 	 * @return the node that covered the hold, and the delete if one was sent
 	 */
-	Release leaveRead(NodeReaper reaper) {
+	Release leaveRead(Engine engine) {
 		this.state.lock();
 		try {
 			HeldNode covering = (this.readNode != null) ? this.readNode : this.writeNode;
@@ -330,14 +330,14 @@ public final class ReadWriteEntry extends TableEntry {
 				if (read != null) {
 					this.readNode = null;
 					this.mark.lower();
-					delete = reaper.delete(read.nodePath());
+					delete = engine.deleteNode(read.nodePath());
 				}
 				HeldNode write = this.writeNode;
 				if (write != null && this.writer == null) {
 					// Kept after a downgrade for the reads that followed it: they are
 					// done
 					this.writeNode = null;
-					delete = reaper.delete(write.nodePath());
+					delete = engine.deleteNode(write.nodePath());
 				}
 				if (this.writer == null) {
 					this.heldSince = null;
@@ -378,7 +378,7 @@ public final class ReadWriteEntry extends TableEntry {
 	 * covers them until the last of them ends.
 	 * @return the writer's node, and its delete if one was sent
 	 */
-	Release leaveWrite(NodeReaper reaper) {
+	Release leaveWrite(Engine engine) {
 		this.state.lock();
 		try {
 			HeldNode node = this.writeNode;
@@ -388,7 +388,7 @@ public final class ReadWriteEntry extends TableEntry {
 				this.heldSince = null;
 				if (node != null) {
 					this.writeNode = null;
-					delete = reaper.delete(node.nodePath());
+					delete = engine.deleteNode(node.nodePath());
 				}
 			}
 			this.changed.signalAll();

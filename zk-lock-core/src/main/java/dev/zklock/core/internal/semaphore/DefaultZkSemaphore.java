@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkSemaphore;
-import dev.zklock.core.internal.ThreadOwnedLock;
+import dev.zklock.core.internal.AcquireFailure;
+import dev.zklock.core.internal.Deadline;
+import dev.zklock.core.internal.Interrupts;
 
 /**
  * The {@link ZkSemaphore} handed out by
@@ -34,9 +36,14 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 
 	@Override
 	public ZkLease acquire(Duration wait) {
-		return ThreadOwnedLock.acquireOrThrow(this.key, this.path, wait,
-				(deadline, waitForOthers, interrupts) -> this.engine.acquire(this.key, this.path, this.permits,
-						deadline, waitForOthers, interrupts));
+		Deadline deadline = Deadline.after(wait);
+		try {
+			return this.engine.acquire(this.key, this.path, this.permits, deadline, !wait.isZero(),
+					Interrupts.interruptible());
+		}
+		catch (AcquireFailure | InterruptedException ex) {
+			throw AcquireFailure.toException(ex, this.key, this.path, deadline.elapsed());
+		}
 	}
 
 	@Override

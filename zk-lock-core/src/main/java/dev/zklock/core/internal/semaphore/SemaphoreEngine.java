@@ -24,7 +24,7 @@ import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
-import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.Publication;
 import dev.zklock.core.internal.mutex.MutexEngine;
 import dev.zklock.core.internal.mutex.MutexEntry;
 
@@ -75,8 +75,7 @@ public final class SemaphoreEngine {
 			String guardPath = ZKPaths.makePath(path, LockDriver.SEMAPHORE_GUARD);
 			// A lease lost with its session is added again while the wait lasts; for one
 			// attempt, while its ZooKeeper round trips may
-			Deadline reentries = waitForOthers ? deadline
-					: Deadline.after(TimeUnit.MILLISECONDS.toNanos(this.engine.ops.connectionTimeoutMs()));
+			Deadline reentries = waitForOthers ? deadline : this.engine.singleAttemptDeadline();
 			HeldNode lease;
 			while (true) {
 				Holder guard = Holder.permitGuard();
@@ -84,8 +83,12 @@ public final class SemaphoreEngine {
 				try {
 					MutexEntry held = this.mutex.entry(guardPath);
 					entry.guardedBy((held != null) ? held.node() : null);
-					lease = this.engine.acquireNode(entry, ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES),
-							LockDriver.firstN(permits), deadline, waitForOthers, interrupts, entry::acquired);
+					try (Publication publication = this.engine.acquireNode(entry,
+							ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES), LockDriver.firstN(permits), deadline,
+							waitForOthers, interrupts)) {
+						lease = publication.node();
+						entry.acquired(lease);
+					}
 					break;
 				}
 				catch (SemaphoreEntry.GuardLost ex) {
@@ -147,19 +150,19 @@ public final class SemaphoreEngine {
 	}
 
 	/**
-	 * Release a lease: delete its node, then apply the lost-lock policy.
+	 * The engine its leases' guarded transactions go to.
 	 */
-	/**
-	 * Where the guarded transactions of its holds are sent.
-	 */
-	ZkOps ops() {
-		return this.engine.ops;
+	Engine engine() {
+		return this.engine;
 	}
 
+	/**
+	 * Release a lease: delete its node, then apply the lost-lock policy.
+	 */
 	void release(SemaphoreEntry entry, HeldNode lease) {
 		try {
 			entry.released(lease);
-			this.engine.awaitDelete(this.engine.reaper.delete(lease.nodePath()));
+			this.engine.awaitDelete(this.engine.deleteNode(lease.nodePath()));
 		}
 		finally {
 			this.entries.release(entry);
@@ -174,14 +177,14 @@ public final class SemaphoreEngine {
 	 */
 	int availablePermits(String key, String path, int permits) {
 		String leases = ZKPaths.makePath(path, LockDriver.SEMAPHORE_LEASES);
-		long timeout = this.engine.ops.connectionTimeoutMs();
-		if (!this.engine.ops.isConnected()) {
-			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, this.engine.sessions.notConnected(),
-					null)
-				.toException(key, path, Duration.ZERO);
+		long timeout = this.engine.connectionTimeoutMs();
+		String notConnected = this.engine.whyNotConnected();
+		if (notConnected != null) {
+			throw new AcquireFailure(LockAcquisitionException.Reason.NOT_CONNECTED, notConnected, null).toException(key,
+					path, Duration.ZERO);
 		}
 		try {
-			List<String> children = Futures.await(this.engine.ops.getChildren(leases, null),
+			List<String> children = Futures.await(this.engine.listChildren(leases),
 					TimeUnit.MILLISECONDS.toNanos(timeout));
 			return Math.max(0, permits - children.size());
 		}

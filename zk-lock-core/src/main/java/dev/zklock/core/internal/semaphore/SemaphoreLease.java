@@ -62,7 +62,7 @@ final class SemaphoreLease implements ZkLease {
 	 */
 	@Override
 	public GuardedTransaction guardedTransaction() {
-		return new GuardedMulti(this.engine.ops(), () -> {
+		return this.engine.engine().guardedTransaction(() -> {
 			if (this.released.get()) {
 				throw new IllegalStateException("Permit of '" + key() + "' was released");
 			}
