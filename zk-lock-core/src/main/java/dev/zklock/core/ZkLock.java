@@ -29,12 +29,12 @@ import org.jspecify.annotations.Nullable;
 public interface ZkLock extends Lock {
 
 	/**
-	 * Acquire the lock, waiting at most {@code wait}; {@link Duration#ZERO} makes one
-	 * attempt, which fails at once while the client is not connected.
-	 * @param wait the longest time to wait
+	 * Acquire the lock, waiting at most {@code waitAtMost}; {@link Duration#ZERO} makes
+	 * one attempt, which fails at once while the client is not connected.
+	 * @param waitAtMost the longest time to wait
 	 * @throws LockAcquisitionException if the lock was not acquired, naming the reason
 	 */
-	void acquire(Duration wait);
+	void acquire(Duration waitAtMost);
 
 	/**
 	 * Release the lock.

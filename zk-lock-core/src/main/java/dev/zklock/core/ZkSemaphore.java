@@ -21,24 +21,24 @@ import org.jspecify.annotations.Nullable;
 public interface ZkSemaphore {
 
 	/**
-	 * Acquire a permit, waiting at most {@code wait}; {@link Duration#ZERO} makes one
-	 * attempt.
-	 * @param wait the longest time to wait
+	 * Acquire a permit, waiting at most {@code waitAtMost}; {@link Duration#ZERO} makes
+	 * one attempt.
+	 * @param waitAtMost the longest time to wait
 	 * @return the lease on the permit, held
 	 * @throws LockAcquisitionException if no permit was acquired, naming the reason
 	 */
-	ZkLease acquire(Duration wait);
+	ZkLease acquire(Duration waitAtMost);
 
 	/**
-	 * Acquire a permit if one frees up within {@code wait}.
-	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * Acquire a permit if one frees up within {@code waitAtMost}.
+	 * @param waitAtMost the longest time to wait; {@link Duration#ZERO} makes one attempt
 	 * @return the lease, or {@code null} if every permit stayed taken, also when the wait
 	 * ran out during the round trip that followed its queueing
 	 * @throws LockAcquisitionException if the attempt failed for another reason than
 	 * taken permits: no connection (at once for a zero wait), no reply for most of the
 	 * wait, the registry closed
 	 */
-	@Nullable ZkLease tryAcquire(Duration wait);
+	@Nullable ZkLease tryAcquire(Duration waitAtMost);
 
 	/**
 	 * Return how many permits are free now, by reading ZooKeeper: a hint, already old

@@ -41,8 +41,8 @@ public final class Deadline {
 		return new Deadline(System.nanoTime(), Math.max(0, nanos));
 	}
 
-	public static Deadline after(Duration wait) {
-		return after(saturatedNanos(wait));
+	public static Deadline after(Duration waitAtMost) {
+		return after(saturatedNanos(waitAtMost));
 	}
 
 	static Deadline never() {

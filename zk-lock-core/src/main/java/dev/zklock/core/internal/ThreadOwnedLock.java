@@ -116,24 +116,24 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		if (reenter()) {
 			return true;
 		}
-		Duration wait = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
+		Duration waitAtMost = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
 		try {
-			acquire(Deadline.after(wait), !wait.isZero(), Interrupts.interruptible());
+			acquire(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
 			return true;
 		}
 		catch (AcquireFailure ex) {
-			return failedAttempt(ex, wait);
+			return failedAttempt(ex, waitAtMost);
 		}
 	}
 
 	@Override
-	public final void acquire(Duration wait) {
+	public final void acquire(Duration waitAtMost) {
 		if (reenter()) {
 			return;
 		}
-		Deadline deadline = Deadline.after(wait);
+		Deadline deadline = Deadline.after(waitAtMost);
 		try {
-			acquire(deadline, !wait.isZero(), Interrupts.interruptible());
+			acquire(deadline, !waitAtMost.isZero(), Interrupts.interruptible());
 		}
 		catch (AcquireFailure | InterruptedException ex) {
 			throw AcquireFailure.toException(ex, this.key, this.path, deadline.elapsed());
@@ -141,18 +141,18 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	/**
-	 * Acquire within {@code wait} for a caller that reports a failure itself, as a lock
-	 * on several keys does: reentry first, then one acquisition under its own deadline,
-	 * as {@link #acquire(Duration)} makes.
-	 * @param wait the longest wait; {@link Duration#ZERO} makes one attempt
+	 * Acquire within {@code waitAtMost} for a caller that reports a failure itself, as a
+	 * lock on several keys does: reentry first, then one acquisition under its own
+	 * deadline, as {@link #acquire(Duration)} makes.
+	 * @param waitAtMost the longest wait; {@link Duration#ZERO} makes one attempt
 	 * @throws AcquireFailure why the lock was not acquired
 	 * @throws InterruptedException if the thread was interrupted
 	 */
-	public final void acquireOrFail(Duration wait) throws AcquireFailure, InterruptedException {
+	public final void acquireOrFail(Duration waitAtMost) throws AcquireFailure, InterruptedException {
 		if (reenter()) {
 			return;
 		}
-		acquire(Deadline.after(wait), !wait.isZero(), Interrupts.interruptible());
+		acquire(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
 	}
 
 	/**
@@ -205,10 +205,10 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		return this.path;
 	}
 
-	private boolean failedAttempt(AcquireFailure ex, Duration wait) {
+	private boolean failedAttempt(AcquireFailure ex, Duration waitAtMost) {
 		if (ex.reason() == LockAcquisitionException.Reason.ERROR
 				|| ex.reason() == LockAcquisitionException.Reason.CLOSED) {
-			throw ex.toException(this.key, this.path, wait);
+			throw ex.toException(this.key, this.path, waitAtMost);
 		}
 		return false;
 	}

@@ -245,14 +245,14 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * Acquire a lease on a key: a hold that any thread may release, for work that ends on
 	 * another thread than it began.
 	 * @param key the key
-	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @param waitAtMost the longest time to wait; {@link Duration#ZERO} makes one attempt
 	 * @return the lease, held
 	 * @throws LockAcquisitionException if not acquired within the wait
 	 */
-	public ZkLease acquireLease(String key, Duration wait) {
+	public ZkLease acquireLease(String key, Duration waitAtMost) {
 		String path = lockPath(key);
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key, path);
-		this.mutex.acquireOrThrow(key, path, Holder.handle(lease), wait);
+		this.mutex.acquireOrThrow(key, path, Holder.handle(lease), waitAtMost);
 		lease.acquired(this.mutex.entry(path));
 		return lease;
 	}
@@ -275,15 +275,15 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * Run a task while holding the lock for a key.
 	 * @param <T> the result type
 	 * @param key the key
-	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @param waitAtMost the longest time to wait; {@link Duration#ZERO} makes one attempt
 	 * @param task the task
 	 * @return the task's result
 	 * @throws LockAcquisitionException if not acquired within the wait
 	 * @throws Exception what the task throws
 	 */
-	public <T> T executeLocked(String key, Duration wait, Callable<T> task) throws Exception {
+	public <T> T executeLocked(String key, Duration waitAtMost, Callable<T> task) throws Exception {
 		ZkLock lock = obtain(key);
-		lock.acquire(wait);
+		lock.acquire(waitAtMost);
 		try {
 			return task.call();
 		}
@@ -295,13 +295,13 @@ public class ZkLockRegistry implements AutoCloseable {
 	/**
 	 * Run a task while holding the lock for a key.
 	 * @param key the key
-	 * @param wait the longest time to wait; {@link Duration#ZERO} makes one attempt
+	 * @param waitAtMost the longest time to wait; {@link Duration#ZERO} makes one attempt
 	 * @param task the task
 	 * @throws LockAcquisitionException if not acquired within the wait
 	 */
-	public void executeLocked(String key, Duration wait, Runnable task) {
+	public void executeLocked(String key, Duration waitAtMost, Runnable task) {
 		ZkLock lock = obtain(key);
-		lock.acquire(wait);
+		lock.acquire(waitAtMost);
 		try {
 			task.run();
 		}

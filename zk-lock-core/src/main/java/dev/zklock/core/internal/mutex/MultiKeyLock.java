@@ -81,9 +81,9 @@ public final class MultiKeyLock implements ZkLock {
 	 * holding it, is not reported busy ({@link #failure}).
 	 */
 	@Override
-	public void acquire(Duration wait) {
-		Deadline deadline = Deadline.after(wait);
-		long nanos = Deadline.saturatedNanos(wait);
+	public void acquire(Duration waitAtMost) {
+		Deadline deadline = Deadline.after(waitAtMost);
+		long nanos = Deadline.saturatedNanos(waitAtMost);
 		takeAllUninterruptibly((lock, taken) -> {
 			Duration keyWait = Duration.ofNanos(remaining(deadline, nanos));
 			if (!(lock instanceof ThreadOwnedLock owned)) {
@@ -95,11 +95,11 @@ public final class MultiKeyLock implements ZkLock {
 				return true;
 			}
 			catch (AcquireFailure ex) {
-				throw failure(ex, lock, taken, deadline, wait);
+				throw failure(ex, lock, taken, deadline, waitAtMost);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw failure(new AcquireFailure(Reason.INTERRUPTED, "", ex), lock, taken, deadline, wait);
+				throw failure(new AcquireFailure(Reason.INTERRUPTED, "", ex), lock, taken, deadline, waitAtMost);
 			}
 		});
 	}
@@ -116,7 +116,7 @@ public final class MultiKeyLock implements ZkLock {
 	 * says what happened.
 	 */
 	private LockAcquisitionException failure(AcquireFailure failure, ZkLock lock, int taken, Deadline deadline,
-			Duration wait) {
+			Duration waitAtMost) {
 		Duration waited = deadline.elapsed();
 		if (taken == 0) {
 			return failure.toException(lock.key(), lock.path(), waited);
@@ -125,7 +125,7 @@ public final class MultiKeyLock implements ZkLock {
 		String progress = taken + " of the " + of + " keys were taken, one by one, and given back";
 		if (failure.isUndecided()) {
 			return new AcquireFailure(Reason.NO_REPLY,
-					"the wait of " + wait.toMillis() + " ms ran out while taking the keys one by one: " + progress
+					"the wait of " + waitAtMost.toMillis() + " ms ran out while taking the keys one by one: " + progress
 							+ "; nobody was seen holding '" + lock.key() + "', the next key, whose reply was "
 							+ "still awaited (" + failure.detail() + "): the wait is too short for " + of + " keys",
 					failure.getCause())

@@ -58,13 +58,13 @@ public final class MutexEngine {
 	}
 
 	/**
-	 * Acquire the key for {@code who} within {@code wait}, interruptibly, turning every
-	 * failure into a {@link LockAcquisitionException} that names the key.
+	 * Acquire the key for {@code who} within {@code waitAtMost}, interruptibly, turning
+	 * every failure into a {@link LockAcquisitionException} that names the key.
 	 */
-	public void acquireOrThrow(String key, String path, Holder who, Duration wait) {
-		Deadline deadline = Deadline.after(wait);
+	public void acquireOrThrow(String key, String path, Holder who, Duration waitAtMost) {
+		Deadline deadline = Deadline.after(waitAtMost);
 		try {
-			acquire(key, path, who, deadline, !wait.isZero(), Interrupts.interruptible());
+			acquire(key, path, who, deadline, !waitAtMost.isZero(), Interrupts.interruptible());
 		}
 		catch (AcquireFailure | InterruptedException ex) {
 			throw AcquireFailure.toException(ex, key, path, deadline.elapsed());
@@ -81,7 +81,7 @@ public final class MutexEngine {
 			Interrupts interrupts) throws AcquireFailure, InterruptedException {
 		MutexEntry entry = this.engine.retain(this.entries, key, path);
 		// A semaphore's guard waits for the semaphore's caller, who is counted there
-		@Nullable Object wait = (who.kind() != Holder.Kind.PERMIT) ? entry.startWaiting(LocalWaiter.Mode.EXCLUSIVE) : null;
+		@Nullable Object waitAtMost = (who.kind() != Holder.Kind.PERMIT) ? entry.startWaiting(LocalWaiter.Mode.EXCLUSIVE) : null;
 		boolean acquired = false;
 		try {
 			Slot slot = entry.acquireSlot(who, waitForOthers ? deadline : Deadline.after(0), interrupts);
@@ -112,8 +112,8 @@ public final class MutexEngine {
 			}
 		}
 		finally {
-			if (wait != null) {
-				entry.stopWaiting(wait);
+			if (waitAtMost != null) {
+				entry.stopWaiting(waitAtMost);
 			}
 			interrupts.restore();
 			if (!acquired) {

@@ -35,10 +35,10 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 	}
 
 	@Override
-	public ZkLease acquire(Duration wait) {
-		Deadline deadline = Deadline.after(wait);
+	public ZkLease acquire(Duration waitAtMost) {
+		Deadline deadline = Deadline.after(waitAtMost);
 		try {
-			return this.engine.acquire(this.key, this.path, this.permits, deadline, !wait.isZero(),
+			return this.engine.acquire(this.key, this.path, this.permits, deadline, !waitAtMost.isZero(),
 					Interrupts.interruptible());
 		}
 		catch (AcquireFailure | InterruptedException ex) {
@@ -47,9 +47,9 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 	}
 
 	@Override
-	public @Nullable ZkLease tryAcquire(Duration wait) {
+	public @Nullable ZkLease tryAcquire(Duration waitAtMost) {
 		try {
-			return acquire(wait);
+			return acquire(waitAtMost);
 		}
 		catch (LockAcquisitionException ex) {
 			if (ex.getReason().isBusy()) {
