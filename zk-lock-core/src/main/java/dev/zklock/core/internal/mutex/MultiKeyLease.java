@@ -1,6 +1,7 @@
 package dev.zklock.core.internal.mutex;
 
 import java.util.List;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,17 +42,32 @@ final class MultiKeyLease implements ZkLease {
 
 	@Override
 	public LeaseState state() {
-		LeaseState worst = LeaseState.HELD;
-		for (ZkLease lease : this.leases) {
-			worst = worst.lessCertain(lease.state());
-		}
-		return worst;
+		return leastCertain(this.leases, ZkLease::state);
 	}
 
 	@Override
 	public @Nullable String lostBecause() {
-		for (ZkLease lease : this.leases) {
-			String because = lease.lostBecause();
+		return firstLostBecause(this.leases, ZkLease::lostBecause);
+	}
+
+	/**
+	 * The least certain of the keys' states: {@code LOST} if any is lost, else
+	 * {@code UNCERTAIN} if any is uncertain, else {@code HELD}.
+	 */
+	static <T> LeaseState leastCertain(List<T> keys, Function<T, LeaseState> state) {
+		LeaseState worst = LeaseState.HELD;
+		for (T key : keys) {
+			worst = worst.lessCertain(state.apply(key));
+		}
+		return worst;
+	}
+
+	/**
+	 * What made the first lost key's hold lost, in lock order.
+	 */
+	static <T> @Nullable String firstLostBecause(List<T> keys, Function<T, @Nullable String> lostBecause) {
+		for (T key : keys) {
+			String because = lostBecause.apply(key);
 			if (because != null) {
 				return because;
 			}

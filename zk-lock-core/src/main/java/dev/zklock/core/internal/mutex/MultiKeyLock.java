@@ -252,11 +252,7 @@ public final class MultiKeyLock implements ZkLock {
 	 */
 	@Override
 	public LeaseState leaseState() {
-		LeaseState worst = LeaseState.HELD;
-		for (ZkLock lock : this.locks) {
-			worst = worst.lessCertain(lock.leaseState());
-		}
-		return worst;
+		return MultiKeyLease.leastCertain(this.locks, ZkLock::leaseState);
 	}
 
 	/**
@@ -264,13 +260,7 @@ public final class MultiKeyLock implements ZkLock {
 	 */
 	@Override
 	public @Nullable String lostBecause() {
-		for (ZkLock lock : this.locks) {
-			String because = lock.lostBecause();
-			if (because != null) {
-				return because;
-			}
-		}
-		return null;
+		return MultiKeyLease.firstLostBecause(this.locks, ZkLock::lostBecause);
 	}
 
 	/**
