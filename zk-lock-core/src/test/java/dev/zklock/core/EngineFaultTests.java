@@ -39,7 +39,6 @@ import static dev.zklock.core.InProcessZooKeeper.eventually;
  * come back.
  */
 @Timeout(90)
-@TimingSensitive
 class EngineFaultTests {
 
 	private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -282,6 +281,7 @@ class EngineFaultTests {
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/no-reply")).isEmpty());
 	}
 
+	@TimingSensitive
 	@Test
 	void participantsAnswersWithinTheConnectionTimeout() throws Exception {
 		ZkFaultProxy proxy = this.zk.newProxy();

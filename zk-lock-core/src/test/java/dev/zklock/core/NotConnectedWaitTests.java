@@ -40,7 +40,6 @@ import static org.assertj.core.api.Assertions.fail;
  * reconnecting (through a {@link ZkFaultProxy} that refuses connections).
  */
 @Timeout(120)
-@TimingSensitive
 class NotConnectedWaitTests {
 
 	/**
@@ -70,6 +69,7 @@ class NotConnectedWaitTests {
 		}
 	}
 
+	@TimingSensitive
 	@Test
 	void zeroWaitsFailAtOnceNamingTheStateWhenNeverConnected() throws Exception {
 		int port = closedPort();
@@ -105,6 +105,7 @@ class NotConnectedWaitTests {
 		assertThat(registry.size()).isZero();
 	}
 
+	@TimingSensitive
 	@Test
 	void timedWaitsEndWithinTheirBoundWhenNeverConnected() throws Exception {
 		ZkLockRegistry registry = registry(client("127.0.0.1:" + closedPort(), 30_000, false));
@@ -125,6 +126,7 @@ class NotConnectedWaitTests {
 	 * The figures for the report: per-call times of a zero wait and of a 2 s wait while
 	 * ZooKeeper is down.
 	 */
+	@TimingSensitive
 	@Test
 	void zeroAndTwoSecondWaitsWhileZooKeeperIsDown() throws Exception {
 		ZkLockRegistry registry = registry(client("127.0.0.1:" + closedPort(), 30_000, false));
@@ -143,6 +145,7 @@ class NotConnectedWaitTests {
 		assertThat(two).allSatisfy((ms) -> assertThat(ms).isBetween(1_999L, 2_000 + LATE_MS));
 	}
 
+	@TimingSensitive
 	@Test
 	void zeroWaitsFailAtOnceNamingTheStateWhenSuspendedAndWhenLost() throws Exception {
 		ZkFaultProxy proxy = this.zk.newProxy();

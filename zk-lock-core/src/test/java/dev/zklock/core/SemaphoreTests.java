@@ -33,7 +33,6 @@ import static org.awaitility.Awaitility.await;
  * JVMs, and plain Curator {@link InterProcessSemaphoreV2}s share the permits.
  */
 @Timeout(120)
-@TimingSensitive
 class SemaphoreTests {
 
 	/** How long the waits of the tests below are: far longer than {@link #PROMPTLY}. */
@@ -150,6 +149,7 @@ class SemaphoreTests {
 	 * waiting, C by Curator's count of all leases and ours by its place, until a wait ran
 	 * out.
 	 */
+	@TimingSensitive
 	@ParameterizedTest(name = "{0} permits, session expired: {1}")
 	@CsvSource({ "1, true", "2, true", "1, false", "2, false" })
 	void aFreedPermitIsTakenAtOnceWhenCuratorClientsQueueOnTheGuard(int permits, boolean expire) throws Exception {

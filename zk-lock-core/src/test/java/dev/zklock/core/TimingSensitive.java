@@ -9,14 +9,17 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 
 /**
- * Marks a test class that asserts how long something takes (a wait bounded, a release
- * prompt, a failover within a session timeout) or runs a timed fault scenario. The build
- * runs the test classes of a module in two JVMs side by side, except the classes of this
- * tag ({@value #TAG}): they run afterwards, one at a time, so that their bounds are
- * measured beside the machine's own load only, not beside a second test JVM of the same
- * build. Shared with the other modules' tests through this module's test jar.
+ * Marks a test, or every test of a class, that asserts how long something takes (a wait
+ * bounded, a release prompt, a failover within a session timeout, a share of grants that
+ * depends on how fast a reply travels). The build runs the tests of a module in two JVMs
+ * side by side, except the tests of this tag ({@value #TAG}): they run afterwards, one at
+ * a time in one JVM, so that their bounds are measured beside the machine's own load
+ * only, not beside a second test JVM of the same build. A test that only waits for an
+ * outcome (a fault scenario that checks exclusion, fencing and cleanup within a generous
+ * bound) is not of this tag, even in a class where other tests are. Shared with the other
+ * modules' tests through this module's test jar.
  */
-@Target(ElementType.TYPE)
+@Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Tag(TimingSensitive.TAG)

@@ -38,7 +38,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * bound asserted, which is far shorter than any timer of the engine.
  */
 @Timeout(120)
-@TimingSensitive
 class WatchRemovalTests {
 
 	/** How long the other participant is willing to wait. */
@@ -173,6 +172,7 @@ class WatchRemovalTests {
 	 * A lease waits for a permit by the child watch on the leases; removed, the lease
 	 * must still hear that a permit came back.
 	 */
+	@TimingSensitive
 	@Test
 	void aWaitingLeaseGetsThePermitReturnedWithItsChildWatchRemoved() throws Exception {
 		InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(this.zk.newClient(), "/locks/pool", 1);
@@ -194,6 +194,7 @@ class WatchRemovalTests {
 	 * A participant waits behind its predecessor by a data watch on it; removed, it must
 	 * still hear the predecessor go.
 	 */
+	@TimingSensitive
 	@Test
 	void aWaiterBehindAPredecessorGetsInWithItsDataWatchRemoved() throws Exception {
 		InterProcessMutex curator = new InterProcessMutex(this.zk.newClient(), "/locks/behind");
@@ -225,6 +226,7 @@ class WatchRemovalTests {
 	 * A hold that listens for revocation requests watches its node's data; removed, the
 	 * watch is armed again, and a request still reaches the hold.
 	 */
+	@TimingSensitive
 	@Test
 	void aRevocationRequestReachesAHoldWhoseDataWatchWasRemoved() throws Exception {
 		CuratorFramework client = this.zk.newClient();

@@ -35,7 +35,6 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * session.
  */
 @Timeout(60)
-@TimingSensitive
 class ZkLockRegistryTests {
 
 	@RegisterExtension
@@ -151,6 +150,7 @@ class ZkLockRegistryTests {
 		return false;
 	}
 
+	@TimingSensitive
 	@Test
 	void oneAttemptOnHeldKeyFailsQuicklyAndLeavesNoNode() throws Exception {
 		ZkLockRegistry holder = this.zk.newRegistry();
@@ -176,6 +176,7 @@ class ZkLockRegistryTests {
 		}
 	}
 
+	@TimingSensitive
 	@Test
 	void timedWaitOnRemotelyHeldKeyHonoursDeadline() throws Exception {
 		ZkLockRegistry holder = this.zk.newRegistry();
@@ -362,6 +363,7 @@ class ZkLockRegistryTests {
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/hot")).isEmpty());
 	}
 
+	@TimingSensitive
 	@Test
 	void remoteWaiterIsNotStarvedByLocalHandOffs() throws Exception {
 		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
@@ -474,6 +476,7 @@ class ZkLockRegistryTests {
 		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(2);
 	}
 
+	@TimingSensitive
 	@Test
 	void aNodeListedWithoutTheWatchPassesOnWhileItsNewListIsOnItsWay() throws Exception {
 		ZkFaultProxy proxy = this.zk.newProxy();
@@ -600,6 +603,7 @@ class ZkLockRegistryTests {
 
 	}
 
+	@TimingSensitive
 	@Test
 	void aRemoteWaiterIsNotStarvedByHandOffsOfANodeListedWithoutTheWatch() throws Exception {
 		ZkLockRegistry busy = this.zk.newRegistry(ZkLockOptions.defaults().withMaxLocalHandoffs(3));
@@ -648,6 +652,7 @@ class ZkLockRegistryTests {
 		}
 	}
 
+	@TimingSensitive
 	@Test
 	void twoJvmsHammeringOneKeyShareItFairly() throws Exception {
 		// Regression: a child watch event that beat the holder's own (older) child list
@@ -735,6 +740,7 @@ class ZkLockRegistryTests {
 		}
 	}
 
+	@TimingSensitive
 	@Test
 	void tryLockWithServerStoppedReturnsWithinDeadlineAndLeavesNoNode() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();

@@ -26,9 +26,10 @@ import org.springframework.stereotype.Service;
 /**
  * A minimal application on the starter, run in several JVMs by
  * {@code StarterCrossProcessTests}: its threads increment numbers kept in files, without
- * any synchronization but {@code @DistributedLock}, through the method kind
- * {@code counter.mode} names: {@code sync}, {@code future}, {@code mono} or {@code pairs}
- * (two keys). Outside the shop's package, so the shop's component scan does not find it.
+ * any synchronization but {@code @DistributedLock}, through each method kind that
+ * {@code counter.modes} names, all at once: {@code sync}, {@code future} and {@code mono}
+ * on one key (a file each), and {@code pairs} on two keys (two files). Outside the shop's
+ * package, so the shop's component scan does not find it.
  */
 @SpringBootApplication
 public class CounterApplication {
@@ -37,40 +38,36 @@ public class CounterApplication {
 		System.exit(SpringApplication.exit(SpringApplication.run(CounterApplication.class, args)));
 	}
 
+	/**
+	 * The file that a mode's calls increment: {@code counter.file} and the mode's name.
+	 */
+	public static Path file(Path base, String mode) {
+		return base.resolveSibling(base.getFileName() + "-" + mode);
+	}
+
 	@Bean
-	ApplicationRunner incrementer(CounterService counter, @Value("${counter.threads}") int threads,
-			@Value("${counter.iterations}") int iterations, @Value("${counter.mode:sync}") String mode) {
+	ApplicationRunner incrementer(CounterService counter, @Value("${counter.file}") Path base,
+			@Value("${counter.threads}") int threads, @Value("${counter.iterations}") int iterations,
+			@Value("${counter.modes:sync}") List<String> modes) {
 		return (args) -> {
 			List<Throwable> failures = new CopyOnWriteArrayList<>();
 			List<Thread> workers = new ArrayList<>();
-			for (int t = 0; t < threads; t++) {
-				Thread worker = new Thread(() -> {
-					try {
-						for (int i = 0; i < iterations; i++) {
-							switch (mode) {
-								case "sync" -> counter.increment();
-								case "future" -> counter.incrementLater().get(60, TimeUnit.SECONDS);
-								case "mono" -> counter.incrementReactively().block(Duration.ofSeconds(60));
-								case "pairs" -> {
-									// Half the calls name the keys in one order, half in
-									// the other
-									if (i % 2 == 0) {
-										counter.incrementPair("a", "b");
-									}
-									else {
-										counter.incrementPair("b", "a");
-									}
-								}
-								default -> throw new IllegalArgumentException("Unknown counter.mode " + mode);
+			for (String mode : modes) {
+				Path file = file(base, mode);
+				for (int t = 0; t < threads; t++) {
+					Thread worker = new Thread(() -> {
+						try {
+							for (int i = 0; i < iterations; i++) {
+								increment(counter, mode, file, i);
 							}
 						}
-					}
-					catch (Throwable ex) {
-						failures.add(ex);
-					}
-				});
-				workers.add(worker);
-				worker.start();
+						catch (Throwable ex) {
+							failures.add(ex);
+						}
+					});
+					workers.add(worker);
+					worker.start();
+				}
 			}
 			for (Thread worker : workers) {
 				worker.join(120_000);
@@ -81,6 +78,24 @@ public class CounterApplication {
 		};
 	}
 
+	private static void increment(CounterService counter, String mode, Path file, int i) throws Exception {
+		switch (mode) {
+			case "sync" -> counter.increment(file);
+			case "future" -> counter.incrementLater(file).get(60, TimeUnit.SECONDS);
+			case "mono" -> counter.incrementReactively(file).block(Duration.ofSeconds(60));
+			case "pairs" -> {
+				// Half the calls name the keys in one order, half in the other
+				if (i % 2 == 0) {
+					counter.incrementPair(file, "a", "b");
+				}
+				else {
+					counter.incrementPair(file, "b", "a");
+				}
+			}
+			default -> throw new IllegalArgumentException("Unknown counter mode " + mode);
+		}
+	}
+
 	/**
 	 * Read-modify-write of shared files, made safe only by the lock: on the calling
 	 * thread, on another thread after the method returned (a CompletableFuture), on
@@ -89,37 +104,27 @@ public class CounterApplication {
 	@Service
 	public static class CounterService {
 
-		private final Path file;
-
 		private final ExecutorService executor = Executors.newCachedThreadPool();
 
-		public CounterService(@Value("${counter.file}") Path file) {
-			this.file = file;
+		@DistributedLock(key = "'counter'")
+		public void increment(Path file) throws Exception {
+			readModifyWrite(file);
 		}
 
 		@DistributedLock(key = "'counter'")
-		public void increment() throws Exception {
-			readModifyWrite(this.file);
+		public CompletableFuture<Void> incrementLater(Path file) {
+			return CompletableFuture.runAsync(() -> readModifyWrite(file), this.executor);
 		}
 
 		@DistributedLock(key = "'counter'")
-		public CompletableFuture<Void> incrementLater() {
-			return CompletableFuture.runAsync(() -> readModifyWrite(this.file), this.executor);
-		}
-
-		@DistributedLock(key = "'counter'")
-		public Mono<Void> incrementReactively() {
-			return Mono.fromRunnable(() -> readModifyWrite(this.file)).subscribeOn(Schedulers.boundedElastic()).then();
+		public Mono<Void> incrementReactively(Path file) {
+			return Mono.fromRunnable(() -> readModifyWrite(file)).subscribeOn(Schedulers.boundedElastic()).then();
 		}
 
 		@DistributedLock(key = "{'pair:' + #first, 'pair:' + #second}")
-		public void incrementPair(String first, String second) {
-			readModifyWrite(pairFile(first));
-			readModifyWrite(pairFile(second));
-		}
-
-		private Path pairFile(String name) {
-			return this.file.resolveSibling(this.file.getFileName() + "-" + name);
+		public void incrementPair(Path file, String first, String second) {
+			readModifyWrite(file(file, first));
+			readModifyWrite(file(file, second));
 		}
 
 		private static void readModifyWrite(Path file) {

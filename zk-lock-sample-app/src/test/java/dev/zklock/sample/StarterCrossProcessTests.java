@@ -5,8 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,26 +17,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Several JVMs, each a Spring Boot application on the starter, increment unsynchronized
- * counters through {@code @DistributedLock} methods: synchronous, returning a
- * {@code CompletableFuture} whose work runs on another thread, returning a {@code Mono},
- * and locking two keys named in either order. The final counts are exact.
+ * counters through {@code @DistributedLock} methods, all kinds at once: synchronous,
+ * returning a {@code CompletableFuture} whose work runs on another thread, and returning
+ * a {@code Mono}, on one key (a counter each), and locking two keys named in either
+ * order. The final counts are exact. One set of JVMs runs every kind, so that the kinds
+ * contend for the key with each other too, and the JVMs start once.
  */
 @Timeout(240)
 class StarterCrossProcessTests {
 
+	private static final List<String> MODES = List.of("sync", "future", "mono", "pairs");
+
 	@TempDir
 	Path dir;
 
-	@ParameterizedTest(name = "{0}")
-	@ValueSource(strings = { "sync", "future", "mono", "pairs" })
-	void annotatedMethodIsMutuallyExclusiveAcrossJvms(String mode) throws Exception {
+	@Test
+	void annotatedMethodsAreMutuallyExclusiveAcrossJvms() throws Exception {
 		int jvms = 3;
 		int threads = 4;
 		int iterations = 20;
 		Path counter = this.dir.resolve("counter");
-		Files.writeString(counter, "0");
-		Files.writeString(this.dir.resolve("counter-a"), "0");
-		Files.writeString(this.dir.resolve("counter-b"), "0");
+		for (String file : List.of("sync", "future", "mono", "pairs-a", "pairs-b")) {
+			Files.writeString(CounterApplication.file(counter, file), "0");
+		}
 		try (EmbeddedZooKeeper zooKeeper = new EmbeddedZooKeeper(0, this.dir.resolve("zk"))) {
 			List<Process> processes = new ArrayList<>();
 			for (int i = 0; i < jvms; i++) {
@@ -45,7 +47,7 @@ class StarterCrossProcessTests {
 						"--zklock.connect-string=" + zooKeeper.getConnectString(), "--zklock.embedded.enabled=false",
 						"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
 						"--counter.file=" + counter, "--counter.threads=" + threads,
-						"--counter.iterations=" + iterations, "--counter.mode=" + mode));
+						"--counter.iterations=" + iterations, "--counter.modes=" + String.join(",", MODES)));
 			}
 			List<Path> logs = new ArrayList<>();
 			for (int i = 0; i < jvms; i++) {
@@ -54,14 +56,11 @@ class StarterCrossProcessTests {
 			ChildJvm.awaitSuccess(processes, logs, java.time.Duration.ofSeconds(200));
 		}
 		int expected = jvms * threads * iterations;
-		if (mode.equals("pairs")) {
-			// Both keys taken for every call, in either order: exact counts, and no
-			// deadlock
-			assertThat(Integer.parseInt(Files.readString(this.dir.resolve("counter-a")).trim())).isEqualTo(expected);
-			assertThat(Integer.parseInt(Files.readString(this.dir.resolve("counter-b")).trim())).isEqualTo(expected);
-		}
-		else {
-			assertThat(Integer.parseInt(Files.readString(counter).trim())).isEqualTo(expected);
+		// The pairs take both keys for every call, in either order: exact counts, and no
+		// deadlock
+		for (String file : List.of("sync", "future", "mono", "pairs-a", "pairs-b")) {
+			assertThat(Integer.parseInt(Files.readString(CounterApplication.file(counter, file)).trim())).as(file)
+				.isEqualTo(expected);
 		}
 	}
 

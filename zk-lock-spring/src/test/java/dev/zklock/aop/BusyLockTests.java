@@ -51,7 +51,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * would hold it.
  */
 @Timeout(60)
-@TimingSensitive
 class BusyLockTests {
 
 	@RegisterExtension
@@ -119,6 +118,7 @@ class BusyLockTests {
 	 * "another instance runs it"; a throwing method still throws, and a fallback still
 	 * runs, counted as errors.
 	 */
+	@TimingSensitive
 	@Test
 	void aSkipDuringAnOutageIsSkippedAtOnceAndCountedApart() throws Exception {
 		start();
@@ -171,6 +171,7 @@ class BusyLockTests {
 		held.unlock();
 	}
 
+	@TimingSensitive
 	@Test
 	void holdAtLeastKeepsTheLockAfterTheMethodReturnsThenReleasesIt() throws Exception {
 		start();
@@ -207,6 +208,7 @@ class BusyLockTests {
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/long")).isEmpty());
 	}
 
+	@TimingSensitive
 	@Test
 	void waitAtMostComesFromAPlaceholder() throws Exception {
 		start();
@@ -266,6 +268,7 @@ class BusyLockTests {
 		held.unlock();
 	}
 
+	@TimingSensitive
 	@Test
 	void aReactiveWaitCancelledWithAMinimumHoldGivesTheLockBackAtOnce() throws Exception {
 		start();

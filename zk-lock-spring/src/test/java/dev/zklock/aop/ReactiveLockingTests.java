@@ -36,7 +36,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 @JdkSensitive
 @Timeout(60)
-@TimingSensitive
 class ReactiveLockingTests {
 
 	@RegisterExtension
@@ -109,6 +108,7 @@ class ReactiveLockingTests {
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/stream:cancelled")).isEmpty());
 	}
 
+	@TimingSensitive
 	@Test
 	void subscribingDoesNotBlockWhileAnotherHolderHasTheLock() throws Exception {
 		start();

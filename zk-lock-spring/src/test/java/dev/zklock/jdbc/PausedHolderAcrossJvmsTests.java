@@ -23,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.zklock.core.ChildJvm;
 import dev.zklock.core.InProcessZooKeeper;
-import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.jdbc.PausedHolderMain.Mode;
@@ -58,7 +57,6 @@ import static org.awaitility.Awaitility.await;
  * each about the session timeout of A ({@value #PAUSED_SESSION_MS} ms) and a second.
  */
 @Timeout(600)
-@TimingSensitive
 class PausedHolderAcrossJvmsTests {
 
 	static final int DEFAULT_ROUNDS = 20;

@@ -51,7 +51,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 @JdkSensitive
 @Timeout(60)
-@TimingSensitive
 class ZkLockShedLockProviderTests {
 
 	private static final String NAME = "name";
@@ -167,6 +166,7 @@ class ZkLockShedLockProviderTests {
 		}
 	}
 
+	@TimingSensitive
 	@Test
 	void lockAtMostForReleasesALockThatIsNeverUnlocked() throws Exception {
 		twoJvms();
@@ -187,6 +187,7 @@ class ZkLockShedLockProviderTests {
 		assertUnlocked(NAME);
 	}
 
+	@TimingSensitive
 	@Test
 	void shouldLockAtLeastFor() throws Exception {
 		twoJvms();
@@ -347,6 +348,7 @@ class ZkLockShedLockProviderTests {
 			.withMessageContaining("closed");
 	}
 
+	@TimingSensitive
 	@Test
 	void aStopKeepsTheLocksWaitingForTheirLockAtLeastForUntilItHasPassed() throws Exception {
 		twoJvms();
@@ -379,6 +381,7 @@ class ZkLockShedLockProviderTests {
 		again.get().unlock();
 	}
 
+	@TimingSensitive
 	@Test
 	void theBlockingStopReturnsOnceTheLockAtLeastForHasPassed() throws Exception {
 		twoJvms();

@@ -30,7 +30,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * once. The other registry has its own ZooKeeper session, as another instance would.
  */
 @Timeout(60)
-@TimingSensitive
 class MinimumHoldSchedulerStopTests {
 
 	@RegisterExtension
@@ -86,6 +85,7 @@ class MinimumHoldSchedulerStopTests {
 		return Duration.ofNanos(System.nanoTime() - start);
 	}
 
+	@TimingSensitive
 	@Test
 	void aStopKeepsThePendingHoldsUntilTheyEnd() throws Exception {
 		Duration hold = Duration.ofMillis(1500);
@@ -123,6 +123,7 @@ class MinimumHoldSchedulerStopTests {
 		assertThat(this.template.execute(job(Duration.ofMillis(100)), List.of("job"), () -> "ran")).isEqualTo("ran");
 	}
 
+	@TimingSensitive
 	@Test
 	void aHoldWhoseWorkEndsAfterTheStopIsKeptToo() throws Exception {
 		Duration hold = Duration.ofSeconds(3);
@@ -146,6 +147,7 @@ class MinimumHoldSchedulerStopTests {
 		assertThat(since(start)).isGreaterThanOrEqualTo(hold);
 	}
 
+	@TimingSensitive
 	@Test
 	void theBlockingStopReturnsOnceThePendingHoldsHaveEnded() throws Exception {
 		Duration hold = Duration.ofMillis(1500);
@@ -156,6 +158,7 @@ class MinimumHoldSchedulerStopTests {
 		eventually().until(() -> otherInstanceLocks("job"));
 	}
 
+	@TimingSensitive
 	@Test
 	void aCloseWithoutAStopReleasesThePendingHoldsAtOnce() throws Exception {
 		Duration hold = Duration.ofMinutes(1);
