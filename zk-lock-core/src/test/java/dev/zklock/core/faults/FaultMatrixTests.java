@@ -180,20 +180,28 @@ class FaultMatrixTests {
 		}
 		long maxOverrun = 0;
 		int failed = 0;
-		for (int i = 0; i < 5; i++) {
-			long start = System.nanoTime();
-			try {
-				lock.acquire(Duration.ofMillis(1_000));
-				lock.unlock();
+		long worstHiccup;
+		try (HiccupMeter hiccups = HiccupMeter.start()) {
+			for (int i = 0; i < 5; i++) {
+				long start = System.nanoTime();
+				try {
+					lock.acquire(Duration.ofMillis(1_000));
+					lock.unlock();
+				}
+				catch (LockAcquisitionException ex) {
+					failed++;
+					assertThat(ex.getMessage()).contains("'k0'");
+				}
+				maxOverrun = Math.max(maxOverrun, millis(System.nanoTime() - start) - 1_000);
 			}
-			catch (LockAcquisitionException ex) {
-				failed++;
-				assertThat(ex.getMessage()).contains("'k0'");
-			}
-			maxOverrun = Math.max(maxOverrun, millis(System.nanoTime() - start) - 1_000);
+			worstHiccup = millis(hiccups.worstNanos());
 		}
 		assertThat(failed).isEqualTo(5);
-		assertThat(maxOverrun).isLessThan(RandomizedFaultCheckerTests.WAIT_MARGIN.toMillis());
+		// As the randomized checker's: the margin beyond the worst stall a sleeping
+		// thread
+		// of this JVM saw meanwhile, which no engine code runs in
+		assertThat(maxOverrun).as("worst overrun of a wait, ms (worst stall of a sleeping thread %d ms)", worstHiccup)
+			.isLessThan(RandomizedFaultCheckerTests.WAIT_MARGIN.toMillis() + worstHiccup);
 		long restartedAt = System.nanoTime();
 		for (InstanceSpec spec : stopped) {
 			this.cluster.restartServer(spec);
@@ -301,12 +309,13 @@ class FaultMatrixTests {
 	}
 
 	/**
-	 * Wait until every contender has logged grants (a full buffer of them): the fault
-	 * then strikes contention under way, with time left in the run for grants after it.
+	 * Wait until every contender has logged its first grant: the fault then strikes
+	 * contention under way. A contender's run is timed from its own start, so a JVM that
+	 * a loaded machine starts late still contends for its whole run after the fault.
 	 */
 	private static void awaitContention(List<Path> logs, long durationMs) {
 		Awaitility.await("contention under way in every contender JVM")
-			.atMost(Duration.ofMillis(durationMs - 5_000))
+			.atMost(Duration.ofMillis(durationMs + 60_000))
 			.pollInterval(Duration.ofMillis(100))
 			.until(() -> logs.stream().allMatch((log) -> log.toFile().length() > 0));
 	}

@@ -104,7 +104,7 @@ public final class FaultWorkerMain {
 						sleep(random.nextInt(1, 4));
 						LeaseState state = lock.leaseState();
 						long exit = System.nanoTime();
-						grants.incrementAndGet();
+						long grant = grants.incrementAndGet();
 						try {
 							lock.unlock();
 						}
@@ -117,7 +117,7 @@ public final class FaultWorkerMain {
 							return;
 						}
 						write(out, key + "," + enter + "," + exit + "," + token + "," + jvm + ","
-								+ Thread.currentThread().getName() + "," + state + "\n");
+								+ Thread.currentThread().getName() + "," + state + "\n", grant == 1);
 					}
 				}, "w" + t);
 				workers.add(worker);
@@ -138,10 +138,15 @@ public final class FaultWorkerMain {
 		}
 	}
 
-	private static void write(BufferedWriter out, String line) {
+	private static void write(BufferedWriter out, String line, boolean flush) {
 		synchronized (out) {
 			try {
 				out.write(line);
+				if (flush) {
+					// The first grant reaches the file at once: the test waits for it
+					// to strike
+					out.flush();
+				}
 			}
 			catch (IOException ex) {
 				throw new IllegalStateException(ex);

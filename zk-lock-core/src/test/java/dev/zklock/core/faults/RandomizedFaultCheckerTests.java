@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -134,10 +133,10 @@ class RandomizedFaultCheckerTests {
 	private volatile String worstOverrun = "";
 
 	/**
-	 * The longest a thread that asked to sleep 5 ms slept beyond that: what the machine
-	 * and the JVM (scheduling, GC) did to every thread, the engine's included.
+	 * The worst stall of a sleeping thread in this run: what the machine and the JVM did
+	 * to every thread, the engine's included.
 	 */
-	private final AtomicLong worstHiccupNanos = new AtomicLong();
+	private HiccupMeter hiccups;
 
 	private final AtomicBoolean stop = new AtomicBoolean();
 
@@ -220,16 +219,7 @@ class RandomizedFaultCheckerTests {
 				worker.start();
 			}
 		}
-		Thread hiccups = new Thread(() -> {
-			while (!this.stop.get()) {
-				long before = System.nanoTime();
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-				this.worstHiccupNanos.accumulateAndGet(System.nanoTime() - before - TimeUnit.MILLISECONDS.toNanos(5),
-						Math::max);
-			}
-		}, "hiccup-meter");
-		hiccups.setDaemon(true);
-		hiccups.start();
+		this.hiccups = HiccupMeter.start();
 		started.countDown();
 		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
 		while (System.nanoTime() < end) {
@@ -237,6 +227,7 @@ class RandomizedFaultCheckerTests {
 			injectFault(random);
 		}
 		this.stop.set(true);
+		this.hiccups.close();
 		heal();
 		long stopped = System.nanoTime();
 		for (Thread worker : workers) {
@@ -267,7 +258,7 @@ class RandomizedFaultCheckerTests {
 		// three
 		// other builds on the 2 cores), which no engine code runs in
 		assertThat(this.worstOverrunNanos.get()).as("worst overrun of a wait, ns")
-			.isLessThan(WAIT_MARGIN.toNanos() + this.worstHiccupNanos.get());
+			.isLessThan(WAIT_MARGIN.toNanos() + this.hiccups.worstNanos());
 		for (Participant participant : this.participants) {
 			if (participant.registry != null) {
 				await().atMost(Duration.ofSeconds(20))
@@ -1081,7 +1072,7 @@ class RandomizedFaultCheckerTests {
 				+ (this.curatorLeftovers.isEmpty() ? ""
 						: "left by plain Curator clients (their own, not counted): " + this.curatorLeftovers + "\n")
 				+ "worst overrun: " + this.worstOverrun + "; worst hiccup of a sleeping thread "
-				+ TimeUnit.NANOSECONDS.toMillis(this.worstHiccupNanos.get()) + " ms\n"
+				+ TimeUnit.NANOSECONDS.toMillis(this.hiccups.worstNanos()) + " ms\n"
 				+ (this.unexpected.isEmpty() ? "" : "unexpected: " + this.unexpected.stream().limit(10).toList() + "\n")
 				+ (verdict.violations.isEmpty() && verdict.regressions.isEmpty()
 						&& this.worstOverrunNanos.get() < WAIT_MARGIN.toNanos() ? ""
