@@ -162,20 +162,28 @@ final class EntryNode {
 	}
 
 	/**
-	 * A participant was seen behind the node (a child event, or a list showing one), or
-	 * may be unheard ({@code unwatched}: the child watch is missing).
+	 * A participant was seen behind the node: a child event, or a list showing one.
 	 */
-	void remoteWaiter(boolean unwatched) {
-		if (unwatched) {
-			this.mark.unwatched();
-		}
-		else {
-			this.mark.seen();
-		}
-		// The mark was just raised, before the state lock is taken: a thread re-locking
-		// the key in a loop sees it at its next reuse and deletes, even while it keeps
-		// this thread off the state lock. A release that read it clear lingered before
-		// this takes the state lock, and is ended here.
+	void noteRemoteWaiter() {
+		this.mark.seen();
+		endLingerOnMark();
+	}
+
+	/**
+	 * A participant may queue behind the node unheard: the child watch is missing.
+	 */
+	void noteUnwatched() {
+		this.mark.unwatched();
+		endLingerOnMark();
+	}
+
+	/**
+	 * The mark was just raised, before the state lock is taken: a thread re-locking the
+	 * key in a loop sees it at its next reuse and deletes, even while it keeps this
+	 * thread off the state lock. A release that read it clear lingered before this takes
+	 * the state lock, and is ended here.
+	 */
+	private void endLingerOnMark() {
 		if (this.linger != null) {
 			endLingerOf(null);
 		}

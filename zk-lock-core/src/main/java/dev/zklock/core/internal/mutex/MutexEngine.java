@@ -39,7 +39,7 @@ public final class MutexEngine {
 	}
 
 	private MutexEntry newEntry(String key, String path) {
-		return new MutexEntry(key, path, this.linger, this);
+		return new MutexEntry(key, path, this.linger, this.engine);
 	}
 
 	/**

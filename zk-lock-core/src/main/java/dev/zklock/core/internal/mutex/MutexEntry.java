@@ -68,9 +68,9 @@ public final class MutexEntry extends TableEntry {
 	/** Since when the slot is held, and by which thread how many times. */
 	private final SlotHold hold = new SlotHold();
 
-	MutexEntry(String key, String path, @Nullable Linger linger, MutexEngine mutex) {
+	MutexEntry(String key, String path, @Nullable Linger linger, Engine engine) {
 		super(key, path);
-		this.entryNode = new EntryNode(this, this.stateLock, this.slots, linger, mutex.engine());
+		this.entryNode = new EntryNode(this, this.stateLock, this.slots, linger, engine);
 	}
 
 	@Override
@@ -94,12 +94,12 @@ public final class MutexEntry extends TableEntry {
 
 	@Override
 	public void noteRemoteWaiter() {
-		this.entryNode.remoteWaiter(false);
+		this.entryNode.noteRemoteWaiter();
 	}
 
 	@Override
 	public void noteUnwatched() {
-		this.entryNode.remoteWaiter(true);
+		this.entryNode.noteUnwatched();
 	}
 
 	/**
