@@ -195,8 +195,13 @@ final class EntryNode {
 	}
 
 	/**
-	 * Whether a child list read for the node must arm the child watch: see
-	 * {@link MutexEntry#needsChildWatch()}.
+	 * Only a node that may pass to a local waiter or linger needs to hear who queues
+	 * behind it. Without a linger, a node listed while threads of this JVM do not take
+	 * turns on the key (none waits, and its holder did not wait for it) goes without the
+	 * watch, which would otherwise fire at our own delete on every uncontended release
+	 * (and, after a wait behind another participant, need a list of its own). A local
+	 * thread that queues for it later finds the flag raised for want of the watch, and
+	 * the node is listed again with it ({@link MarkSettler}).
 	 */
 	boolean needsChildWatch() {
 		if (this.linger != null) {
@@ -214,6 +219,17 @@ final class EntryNode {
 	/** Whether the entry keeps a node nobody holds. Under the state lock. */
 	boolean lingers() {
 		return !this.slots.isHeld() && this.node != null;
+	}
+
+	/** Whether the entry keeps a node nobody holds, at this moment. */
+	boolean isLingering() {
+		this.stateLock.lock();
+		try {
+			return lingers();
+		}
+		finally {
+			this.stateLock.unlock();
+		}
 	}
 
 	/**

@@ -119,15 +119,7 @@ public final class MutexEntry extends TableEntry {
 		this.entryNode.noRemoteWaiter();
 	}
 
-	/**
-	 * Only a node that may pass to a local waiter or linger needs to hear who queues
-	 * behind it. Without a linger, a node listed while threads of this JVM do not take
-	 * turns on the key (none waits, and its holder did not wait for it) goes without the
-	 * watch, which would otherwise fire at our own delete on every uncontended release
-	 * (and, after a wait behind another participant, need a list of its own). A local
-	 * thread that queues for it later finds the flag raised for want of the watch, and
-	 * the node is listed again with it ({@link MarkSettler}).
-	 */
+	/** See {@link EntryNode#needsChildWatch()}. */
 	@Override
 	public boolean needsChildWatch() {
 		return this.entryNode.needsChildWatch();
@@ -293,13 +285,7 @@ public final class MutexEntry extends TableEntry {
 
 	@Override
 	public boolean isLingering() {
-		this.stateLock.lock();
-		try {
-			return this.entryNode.lingers();
-		}
-		finally {
-			this.stateLock.unlock();
-		}
+		return this.entryNode.isLingering();
 	}
 
 	/**
