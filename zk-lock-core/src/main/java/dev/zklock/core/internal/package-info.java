@@ -53,6 +53,12 @@
  * ({@code RemoteWaiterMark}) is an entry's flag that one may be, raised by the child
  * watch or for want of one, which makes local hand-offs and joins make way;
  * {@code RemoteWaiters} tells the entries of a path.</dd>
+ * <dt>settle</dt>
+ * <dd>To list a held node's lock path again with the child watch, not waited for, so that
+ * the entry's mark says what the list shows behind the node ({@code QueueBehind}): an
+ * exclusive entry settles a mark raised for want of a watch ({@code mutex.MarkSettler}),
+ * a read/write entry one that a reader of another JVM may have raised
+ * ({@code readwrite.ReadNodeSettler}).</dd>
  * <dt>linger</dt>
  * <dd>An exclusive lock's node kept for a while after its last local holder released it,
  * to be reused while no other participant queues behind it.</dd>

@@ -32,7 +32,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public void unlock() {
 		MutexEntry entry = ownEntry();
-		if (entry.decrementHolds() > 0) {
+		if (entry.hold().decrement() > 0) {
 			return;
 		}
 		this.mutex.release(entry, Holder.currentThread());
@@ -50,7 +50,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public boolean isHeldByCurrentThread() {
 		MutexEntry entry = this.mutex.entry(path());
-		return entry != null && entry.ownerThread() == Thread.currentThread();
+		return entry != null && entry.hold().ownerThread() == Thread.currentThread();
 	}
 
 	@Override
@@ -64,9 +64,9 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 	@Override
 	public boolean reenter() {
 		MutexEntry entry = this.mutex.entry(path());
-		if (entry != null && entry.ownerThread() == Thread.currentThread()) {
+		if (entry != null && entry.hold().ownerThread() == Thread.currentThread()) {
 			checkNotLost(entry.node());
-			entry.incrementHolds();
+			entry.hold().increment();
 			return true;
 		}
 		return false;
@@ -74,7 +74,7 @@ public final class DefaultZkLock extends ThreadOwnedLock {
 
 	private MutexEntry ownEntry() {
 		MutexEntry entry = this.mutex.entry(path());
-		if (entry == null || entry.ownerThread() != Thread.currentThread()) {
+		if (entry == null || entry.hold().ownerThread() != Thread.currentThread()) {
 			throw new IllegalMonitorStateException(
 					"Lock '" + key() + "' is not held by the current thread " + Thread.currentThread().getName());
 		}

@@ -94,10 +94,10 @@ final class Linger {
 	}
 
 	/**
-	 * Check on {@code entry} after {@code delayNanos}.
+	 * Check on {@code node}'s linger after {@code delayNanos}.
 	 */
-	ScheduledFuture<?> schedule(MutexEntry entry, long delayNanos) {
-		return this.timer.schedule(entry::lingerTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+	ScheduledFuture<?> schedule(EntryNode node, long delayNanos) {
+		return this.timer.schedule(node::lingerTimerFired, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**

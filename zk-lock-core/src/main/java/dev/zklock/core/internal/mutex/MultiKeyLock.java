@@ -307,11 +307,11 @@ public final class MultiKeyLock implements ZkLock {
 		Thread current = Thread.currentThread();
 		for (ZkLock lock : this.locks) {
 			MutexEntry entry = mutex.entry(lock.path());
-			if (entry == null || entry.ownerThread() != current) {
+			if (entry == null || entry.hold().ownerThread() != current) {
 				throw new IllegalMonitorStateException(
 						"Lock '" + lock.key() + "' of " + key() + " is not held by the current thread");
 			}
-			if (!entry.isHeldOnceBy(current)) {
+			if (!entry.hold().isOnceBy(current)) {
 				throw new IllegalStateException("Lock '" + lock.key() + "' of " + key()
 						+ " is held more than once by the current thread; only an outermost hold can be handed to a lease");
 			}

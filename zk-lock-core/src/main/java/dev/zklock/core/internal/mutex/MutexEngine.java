@@ -10,7 +10,6 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
@@ -40,7 +39,7 @@ public final class MutexEngine {
 	}
 
 	private MutexEntry newEntry(String key, String path) {
-		return new MutexEntry(key, path, this.linger, this);
+		return new MutexEntry(key, path, this.linger, this.engine);
 	}
 
 	/**
@@ -126,8 +125,8 @@ public final class MutexEngine {
 	 * Release the slot held by {@code who}, then apply the lost-lock policy.
 	 */
 	public void release(MutexEntry entry, Holder who) {
-		MutexEntry.Release release = entry.releaseSlot(who, this.engine.maxLocalHandoffs(),
-				this.engine.currentSession(), this.engine);
+		EntryNode.Release release = entry.releaseSlot(who, this.engine.maxLocalHandoffs(), this.engine.currentSession(),
+				this.engine);
 		try {
 			if (release.handedOff()) {
 				this.engine.tellHandedOff(entry.key());
@@ -144,30 +143,11 @@ public final class MutexEngine {
 	 * Who holds a key in this JVM, as far as it can be told: a thread by name, or a node.
 	 */
 	private static String localHolder(MutexEntry entry) {
-		Thread owner = entry.ownerThread();
+		Thread owner = entry.hold().ownerThread();
 		if (owner != null) {
 			return "holder thread '" + owner.getName() + "'";
 		}
 		return entry.isHeld() ? "held by a lease of this JVM" : "";
-	}
-
-	/**
-	 * Read an exclusive key's children again with the watch, not waited for, while
-	 * {@code held} is its node: a node listed without the watch left the entry unable to
-	 * tell whether another JVM queues behind it, and its threads now take turns on it.
-	 * With no local hand-off, what the list would tell changes nothing: it is not sent.
-	 */
-	void listHeldNode(MutexEntry entry, HeldNode held) {
-		if (this.engine.maxLocalHandoffs() <= 0) {
-			entry.heldNodeListFailed(held);
-			return;
-		}
-		this.engine.listWatched(entry.path(), (children) -> entry.heldNodeListed(held, children))
-			.whenComplete((children, ex) -> {
-				if (ex != null) {
-					entry.heldNodeListFailed(held);
-				}
-			});
 	}
 
 	/**

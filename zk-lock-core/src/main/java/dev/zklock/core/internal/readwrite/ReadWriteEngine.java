@@ -9,7 +9,6 @@ import dev.zklock.core.internal.AcquireFailure;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.HeldNode;
 import dev.zklock.core.internal.Holder;
 import dev.zklock.core.internal.LockDriver;
 import dev.zklock.core.internal.LockTable;
@@ -31,7 +30,7 @@ public final class ReadWriteEngine {
 	}
 
 	private ReadWriteEntry newEntry(String key, String path) {
-		return new ReadWriteEntry(key, path, this);
+		return new ReadWriteEntry(key, path, this.engine);
 	}
 
 	public ZkReadWriteLock obtain(String key, String path) {
@@ -68,7 +67,7 @@ public final class ReadWriteEngine {
 				locked = true;
 			}
 			else if (!entry.lockLocally(entry.local.readLock(), deadline, waitForOthers, interrupts)) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, entry.localHolder(), null);
+				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
 			}
 			locked = true;
 			switch (entry.join(reentrant, this.engine.maxLocalHandoffs(), this.engine.currentSession(), deadline,
@@ -86,7 +85,7 @@ public final class ReadWriteEngine {
 						acquired = true;
 						// A reader of another JVM that came as the node was installed
 						// raised the mark with no node to list for
-						listReadNode(entry);
+						entry.settle();
 					}
 					finally {
 						if (!acquired) {
@@ -126,7 +125,7 @@ public final class ReadWriteEngine {
 						+ "Release the read lock first, or take the write lock from the start");
 			}
 			if (!entry.lockLocally(entry.local.writeLock(), deadline, waitForOthers, interrupts)) {
-				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, entry.localHolder(), null);
+				throw new AcquireFailure(LockAcquisitionException.Reason.HELD_LOCALLY, localHolder(entry), null);
 			}
 			locked = true;
 			if (entry.local.getWriteHoldCount() > 1) {
@@ -161,7 +160,7 @@ public final class ReadWriteEngine {
 	 * End one read hold of the current thread.
 	 */
 	void releaseRead(ReadWriteEntry entry) {
-		ReadWriteEntry.Release release = entry.leaveRead(this.engine);
+		EntryNodes.Release release = entry.leaveRead(this.engine);
 		// After the delete was sent: a local writer's create then follows it in the
 		// session
 		entry.local.readLock().unlock();
@@ -179,7 +178,7 @@ public final class ReadWriteEngine {
 			this.entries.release(entry);
 			return;
 		}
-		ReadWriteEntry.Release release = entry.leaveWrite(this.engine);
+		EntryNodes.Release release = entry.leaveWrite(this.engine);
 		entry.local.writeLock().unlock();
 		forgetListeners(entry);
 		finish(entry, release);
@@ -195,7 +194,7 @@ public final class ReadWriteEngine {
 		}
 	}
 
-	private void finish(ReadWriteEntry entry, ReadWriteEntry.Release release) {
+	private void finish(ReadWriteEntry entry, EntryNodes.Release release) {
 		try {
 			this.engine.awaitDelete(release.delete());
 		}
@@ -206,17 +205,15 @@ public final class ReadWriteEngine {
 	}
 
 	/**
-	 * Read a read/write key's children again with the watch, not waited for, if its mark
-	 * is raised while it holds a read node that no list has shown a write node behind:
-	 * another JVM's reader, which holds alongside the read node, fires the child watch as
-	 * a writer, which waits behind it, does, and only the list tells them apart. Once a
-	 * writer is seen, nothing can clear the mark until the node goes, so no more lists.
+	 * Who holds a key in this JVM, for a failure message.
 	 */
-	void listReadNode(ReadWriteEntry entry) {
-		HeldNode read = entry.readNodeToList();
-		if (read != null) {
-			this.engine.listWatched(entry.path(), (children) -> entry.readNodeListed(read, children));
+	private static String localHolder(ReadWriteEntry entry) {
+		Thread owner = entry.writer();
+		if (owner != null) {
+			return "writer thread '" + owner.getName() + "'";
 		}
+		int readers = entry.local.getReadLockCount();
+		return (readers > 0) ? readers + " read holds of this JVM" : "";
 	}
 
 }

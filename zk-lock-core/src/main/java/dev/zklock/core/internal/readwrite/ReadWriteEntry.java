@@ -1,11 +1,5 @@
 package dev.zklock.core.internal.readwrite;
 
-import java.time.Instant;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
@@ -13,21 +7,16 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
-import org.apache.curator.utils.ZKPaths;
 import org.jspecify.annotations.Nullable;
 
-import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.internal.AcquireFailure;
-import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
-import dev.zklock.core.internal.Interrupts;
-import dev.zklock.core.internal.HeldNode;
-import dev.zklock.core.internal.LockDriver;
-import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.Engine;
+import dev.zklock.core.internal.HeldNode;
+import dev.zklock.core.internal.Interrupts;
 import dev.zklock.core.internal.RemoteWaiterMark;
 import dev.zklock.core.internal.TableEntry;
 
@@ -49,6 +38,12 @@ import dev.zklock.core.internal.TableEntry;
  * a bounded number of times; then they wait for it to go and queue behind the other JVM
  * with a new one, so that a stream of local readers cannot keep a remote writer out for
  * ever.
+ *
+ * <p>
+ * The entry composes the steps of an acquisition and acts on them under its state lock:
+ * the local lock's fair order ({@link LocalAdmission}), the join of the read node (here),
+ * the nodes and which covers the reads ({@link EntryNodes}), and the reactions to other
+ * JVMs' waiters (the {@link RemoteWaiterMark}, settled by a {@link ReadNodeSettler}).
  */
 public final class ReadWriteEntry extends TableEntry {
 
@@ -61,26 +56,15 @@ public final class ReadWriteEntry extends TableEntry {
 
 	private final Condition changed = this.state.newCondition();
 
-	/** Threads blocked on {@link #local}: {@link #close()} interrupts them. */
-	private final Set<Thread> blocked = ConcurrentHashMap.newKeySet();
-
-	/** Read holds of this JVM, each covered by a node. Guarded by state. */
-	private int readHolds;
+	/**
+	 * Admits threads to {@link #local} in its order: the first step of each acquisition.
+	 */
+	private final LocalAdmission admission = new LocalAdmission(this::isClosed);
 
 	/**
 	 * Readers waiting for the read acquirer or for the read node to go. Guarded by state.
 	 */
 	private int joining;
-
-	private volatile @Nullable HeldNode readNode;
-
-	/**
-	 * The writer's node, and after a downgrade the node that covers the remaining reads.
-	 */
-	private volatile @Nullable HeldNode writeNode;
-
-	/** The thread holding the write side, if any. */
-	private volatile @Nullable Thread writer;
 
 	/** A thread acquiring a node in ZooKeeper for this JVM's readers or its writer. */
 	private volatile @Nullable Thread acquirer;
@@ -91,19 +75,19 @@ public final class ReadWriteEntry extends TableEntry {
 	 */
 	private final RemoteWaiterMark mark = new RemoteWaiterMark();
 
-	/** The read node a list has shown a write node behind, if any. */
-	private volatile @Nullable HeldNode writerBehind;
+	/**
+	 * The read and write nodes, and the holds they cover. Guarded by state for writes.
+	 */
+	private final EntryNodes nodes = new EntryNodes(this.mark);
+
+	/** Lists the read node again while the mark is raised, to clear it. */
+	private final ReadNodeSettler settler;
 
 	private volatile boolean closed;
 
-	private volatile @Nullable Instant heldSince;
-
-	/** Lists the read node again when the mark is raised. */
-	private final ReadWriteEngine readWrite;
-
-	ReadWriteEntry(String key, String path, ReadWriteEngine readWrite) {
+	ReadWriteEntry(String key, String path, Engine engine) {
 		super(key, path);
-		this.readWrite = readWrite;
+		this.settler = new ReadNodeSettler(this.nodes, path, this.state, this.changed, this.mark, engine);
 	}
 
 	/**
@@ -114,7 +98,7 @@ public final class ReadWriteEntry extends TableEntry {
 	@Override
 	public void childrenChanged() {
 		noteRemoteWaiter();
-		this.readWrite.listReadNode(this);
+		settle();
 	}
 
 	/**
@@ -123,7 +107,7 @@ public final class ReadWriteEntry extends TableEntry {
 	@Override
 	public void childWatchRemoved() {
 		noteRemoteWaiter();
-		this.readWrite.listReadNode(this);
+		settle();
 	}
 
 	@Override
@@ -131,73 +115,33 @@ public final class ReadWriteEntry extends TableEntry {
 		noteRemoteWaiter();
 	}
 
+	@Override
+	public void noteRemoteWaiter() {
+		this.mark.raise();
+	}
+
+	@Override
+	public void noRemoteWaiter() {
+		this.settler.clear(null);
+	}
+
 	/**
-	 * How {@link #join} ended.
+	 * List the read node again with the watch if the mark needs it: see
+	 * {@link ReadNodeSettler}.
 	 */
-	enum Join {
-
-		/** The read hold is covered by a node: held. */
-		JOINED,
-
-		/** Nobody acquires a read node: the caller does, for every local reader. */
-		ACQUIRE,
-
-		/** Not joined within the deadline. */
-		TIMED_OUT,
-
-		/** The registry was closed. */
-		CLOSED
-
+	void settle() {
+		this.settler.settle();
 	}
 
 	/**
 	 * Take the local side of a lock, waiting in the local lock's fair order until the
-	 * deadline.
+	 * deadline: see {@link LocalAdmission}.
 	 * @return whether it was taken
 	 * @throws AcquireFailure if the registry closed while we waited
 	 */
 	boolean lockLocally(Lock lock, Deadline deadline, boolean wait, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
-		Thread current = Thread.currentThread();
-		this.blocked.add(current);
-		try {
-			boolean queued = false;
-			while (true) {
-				if (this.closed) {
-					throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-				}
-				try {
-					if (!queued) {
-						// A timed try, even of zero, keeps the fair order that tryLock()
-						// would skip
-						if (lock.tryLock(0, TimeUnit.NANOSECONDS)) {
-							return true;
-						}
-						queued = true;
-						deadline.queuedBehind(LockAcquisitionException.Reason.HELD_LOCALLY,
-								"queued behind another holder in this JVM");
-						if (!wait) {
-							return false;
-						}
-					}
-					if (deadline.isInfinite()) {
-						lock.lockInterruptibly();
-						return true;
-					}
-					return lock.tryLock(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-				}
-				catch (InterruptedException ex) {
-					if (this.closed) {
-						// Interrupted by close(), not by the caller
-						throw new AcquireFailure(LockAcquisitionException.Reason.CLOSED, "", null);
-					}
-					interrupts.interrupted(ex);
-				}
-			}
-		}
-		finally {
-			this.blocked.remove(current);
-		}
+		return this.admission.admit(lock, deadline, wait, interrupts);
 	}
 
 	/**
@@ -221,17 +165,9 @@ public final class ReadWriteEntry extends TableEntry {
 					if (this.closed && !reentrant) {
 						return Join.CLOSED;
 					}
-					boolean covered = this.readNode != null || this.writeNode != null;
-					// As for a hand-off: only a node known held on the client's session
-					// is joined
-					boolean joinable = reentrant
-							|| (isHeldOn(this.readNode, currentSession) || isHeldOn(this.writeNode, currentSession))
-									&& this.mark.allowsPass(maxJoins);
-					if (covered && joinable) {
-						if (this.mark.isRaised() && !reentrant) {
-							this.mark.countPass();
-						}
-						countReadHold();
+					boolean covered = this.nodes.isCovered();
+					if (covered && (reentrant || this.nodes.isJoinable(maxJoins, currentSession))) {
+						this.nodes.join(reentrant);
 						return Join.JOINED;
 					}
 					if (!covered && this.acquirer == null) {
@@ -272,27 +208,14 @@ public final class ReadWriteEntry extends TableEntry {
 		}
 	}
 
-	private static boolean isHeldOn(@Nullable HeldNode node, long session) {
-		return node != null && node.state() == LeaseState.HELD && node.sessionId() == session;
-	}
-
-	/** Guarded by state. */
-	private void countReadHold() {
-		if (this.readHolds++ == 0 && this.writer == null) {
-			this.heldSince = Instant.now();
-		}
-	}
-
 	/**
 	 * The read acquirer got the read node: every waiting reader joins it.
 	 */
 	void readAcquired(HeldNode node) {
 		this.state.lock();
 		try {
-			this.readNode = node;
+			this.nodes.readAcquired(node);
 			this.acquirer = null;
-			this.mark.resetCount();
-			countReadHold();
 			this.changed.signalAll();
 		}
 		finally {
@@ -320,31 +243,14 @@ public final class ReadWriteEntry extends TableEntry {
 	 * End a read hold; the last one deletes the node that covered the reads.
 	 * @return the node that covered the hold, and the delete if one was sent
 	 */
-	Release leaveRead(Engine engine) {
+	EntryNodes.Release leaveRead(Engine engine) {
 		this.state.lock();
 		try {
-			HeldNode covering = (this.readNode != null) ? this.readNode : this.writeNode;
-			CompletableFuture<Void> delete = null;
-			if (--this.readHolds == 0) {
-				HeldNode read = this.readNode;
-				if (read != null) {
-					this.readNode = null;
-					this.mark.lower();
-					delete = engine.deleteNode(read.nodePath());
-				}
-				HeldNode write = this.writeNode;
-				if (write != null && this.writer == null) {
-					// Kept after a downgrade for the reads that followed it: they are
-					// done
-					this.writeNode = null;
-					delete = engine.deleteNode(write.nodePath());
-				}
-				if (this.writer == null) {
-					this.heldSince = null;
-				}
+			EntryNodes.Release release = this.nodes.leaveRead(engine);
+			if (this.nodes.readHolds() == 0) {
 				this.changed.signalAll();
 			}
-			return new Release(covering, delete);
+			return release;
 		}
 		finally {
 			this.state.unlock();
@@ -364,9 +270,7 @@ public final class ReadWriteEntry extends TableEntry {
 	void writeAcquired(Thread thread, HeldNode node) {
 		this.state.lock();
 		try {
-			this.writeNode = node;
-			this.writer = thread;
-			this.heldSince = Instant.now();
+			this.nodes.writeAcquired(thread, node);
 		}
 		finally {
 			this.state.unlock();
@@ -378,21 +282,12 @@ public final class ReadWriteEntry extends TableEntry {
 	 * covers them until the last of them ends.
 	 * @return the writer's node, and its delete if one was sent
 	 */
-	Release leaveWrite(Engine engine) {
+	EntryNodes.Release leaveWrite(Engine engine) {
 		this.state.lock();
 		try {
-			HeldNode node = this.writeNode;
-			this.writer = null;
-			CompletableFuture<Void> delete = null;
-			if (this.readHolds == 0) {
-				this.heldSince = null;
-				if (node != null) {
-					this.writeNode = null;
-					delete = engine.deleteNode(node.nodePath());
-				}
-			}
+			EntryNodes.Release release = this.nodes.leaveWrite(engine);
 			this.changed.signalAll();
-			return new Release(node, delete);
+			return release;
 		}
 		finally {
 			this.state.unlock();
@@ -404,93 +299,14 @@ public final class ReadWriteEntry extends TableEntry {
 	 * node covering the reads.
 	 */
 	@Nullable HeldNode heldNodeOf(boolean write) {
-		HeldNode write0 = this.writeNode;
-		if (write) {
-			return write0;
-		}
-		HeldNode read = this.readNode;
-		return (read != null) ? read : write0;
+		return this.nodes.heldNodeOf(write);
 	}
 
 	/**
-	 * Who holds the key in this JVM, for a failure message.
+	 * The thread holding the write side, if any.
 	 */
-	String localHolder() {
-		Thread owner = this.writer;
-		if (owner != null) {
-			return "writer thread '" + owner.getName() + "'";
-		}
-		int readers = this.local.getReadLockCount();
-		return (readers > 0) ? readers + " read holds of this JVM" : "";
-	}
-
-	@Override
-	public void noteRemoteWaiter() {
-		this.mark.raise();
-	}
-
-	@Override
-	public void noRemoteWaiter() {
-		clearRemoteWaiter(null);
-	}
-
-	/**
-	 * The read node that this JVM's readers join, if it holds one without a write node:
-	 * only behind a read node can another participant queue without waiting for it.
-	 */
-	private @Nullable HeldNode soleReadNode() {
-		return (this.writeNode == null) ? this.readNode : null;
-	}
-
-	/**
-	 * The read node to list the children for, if the mark is raised while it is held and
-	 * no list has shown a write node behind it.
-	 */
-	@Nullable HeldNode readNodeToList() {
-		HeldNode read = soleReadNode();
-		return (this.mark.isRaised() && read != null && read != this.writerBehind) ? read : null;
-	}
-
-	/**
-	 * Told, on the client's event thread, a child list read with the child watch while
-	 * {@code read} was the read node and the mark raised: if no write node waits behind
-	 * it, the mark was raised by another JVM's reader, and is cleared.
-	 */
-	void readNodeListed(HeldNode read, List<String> children) {
-		List<String> queue = NodeNames.inQueueOrder(children);
-		int ours = queue.indexOf(ZKPaths.getNodeFromPath(read.nodePath()));
-		if (ours < 0) {
-			return;
-		}
-		if (LockDriver.READ.othersWaitBehind(queue, ours)) {
-			// It waits until the node goes: no later list could clear the mark
-			this.writerBehind = read;
-		}
-		else {
-			clearRemoteWaiter(read);
-		}
-	}
-
-	/**
-	 * Clear the mark, if {@code read} is still the read node (any node, if null), and let
-	 * the readers it held back join again: nobody else queues now.
-	 */
-	private void clearRemoteWaiter(@Nullable HeldNode read) {
-		if (!this.mark.isRaised()) {
-			return;
-		}
-		this.state.lock();
-		try {
-			if (read != null && soleReadNode() != read) {
-				// Listed for a node that went: the next node's own list tells
-				return;
-			}
-			this.mark.clearAndReset();
-			this.changed.signalAll();
-		}
-		finally {
-			this.state.unlock();
-		}
+	@Nullable Thread writer() {
+		return this.nodes.writer();
 	}
 
 	@Override
@@ -521,7 +337,7 @@ public final class ReadWriteEntry extends TableEntry {
 		finally {
 			this.state.unlock();
 		}
-		this.blocked.forEach(Thread::interrupt);
+		this.admission.interruptBlocked();
 		Thread thread = this.acquirer;
 		if (thread != null) {
 			LockSupport.unpark(thread);
@@ -532,9 +348,8 @@ public final class ReadWriteEntry extends TableEntry {
 	public boolean isIdle() {
 		this.state.lock();
 		try {
-			return this.readHolds == 0 && this.readNode == null && this.writeNode == null && this.acquirer == null
-					&& this.writer == null && !this.local.isWriteLocked() && this.local.getReadLockCount() == 0
-					&& !this.local.hasQueuedThreads();
+			return this.nodes.isEmpty() && this.acquirer == null && !this.local.isWriteLocked()
+					&& this.local.getReadLockCount() == 0 && !this.local.hasQueuedThreads();
 		}
 		finally {
 			this.state.unlock();
@@ -543,43 +358,27 @@ public final class ReadWriteEntry extends TableEntry {
 
 	@Override
 	public boolean isHeld() {
-		return this.heldSince != null;
+		return this.nodes.heldSince() != null;
 	}
 
 	@Override
 	public void forEachHeldNode(Consumer<HeldNode> action) {
-		HeldNode read = this.readNode;
-		if (read != null) {
-			action.accept(read);
-		}
-		HeldNode write = this.writeNode;
-		if (write != null) {
-			action.accept(write);
-		}
+		this.nodes.forEach(action);
 	}
 
 	@Override
 	public LocalLockInfo info() {
-		Thread owner = this.writer;
+		Thread owner = this.nodes.writer();
 		int readers;
 		this.state.lock();
 		try {
-			readers = this.readHolds;
+			readers = this.nodes.readHolds();
 		}
 		finally {
 			this.state.unlock();
 		}
-		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.heldSince, heldNodeOf(owner != null),
-				LockKind.READ_WRITE, readers, 0, false);
-	}
-
-	/**
-	 * What ending a hold did.
-	 *
-	 * @param node the node that backed the hold, if any
-	 * @param delete the first try to delete the node, if the hold was the last it covered
-	 */
-	record Release(@Nullable HeldNode node, @Nullable CompletableFuture<Void> delete) {
+		return snapshot(isHeld(), (owner != null) ? owner.getName() : null, this.nodes.heldSince(),
+				heldNodeOf(owner != null), LockKind.READ_WRITE, readers, 0, false);
 	}
 
 }

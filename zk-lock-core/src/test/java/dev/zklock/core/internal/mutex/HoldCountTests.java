@@ -32,13 +32,13 @@ class HoldCountTests {
 		lock.lock();
 		MutexEntry entry = mutex.entry("/locks/deep");
 		assertThat(entry).isNotNull();
-		entry.holdsForTests(Integer.MAX_VALUE);
+		entry.hold().countForTests(Integer.MAX_VALUE);
 		assertThatThrownBy(lock::lock).isInstanceOf(Error.class).hasMessageContaining("Maximum lock count exceeded");
 		assertThatThrownBy(lock::tryLock).isInstanceOf(Error.class);
 		lock.unlock();
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).hasSize(1));
-		entry.holdsForTests(1);
+		entry.hold().countForTests(1);
 		lock.unlock();
 		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/deep")).isEmpty());
 		engine.close();
