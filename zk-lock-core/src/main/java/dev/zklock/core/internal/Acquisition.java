@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.curator.utils.ZKPaths;
@@ -80,8 +79,8 @@ public final class Acquisition {
 	/** Every wait of the attempt, to the caller's deadline. */
 	private final AttemptWaits waits;
 
-	/** Whom the attempt waits behind, for its failure. */
-	private final HolderDetail holder = new HolderDetail();
+	/** How our node waits when it does not hold. */
+	private final PredecessorWait predecessor;
 
 	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
 	private String protectionId = UUID.randomUUID().toString();
@@ -102,6 +101,7 @@ public final class Acquisition {
 		this.waitForHolder = waitForHolder;
 		this.waits = new AttemptWaits(ops, sessions, entry, deadline, interrupts);
 		this.containers = new ContainerPath(ops);
+		this.predecessor = new PredecessorWait(ops, watches, this.waits);
 	}
 
 	/**
@@ -347,14 +347,13 @@ public final class Acquisition {
 			}
 			return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
 		}
-		this.holder.holder(queue.get(0));
-		String waitingFor = (blocker == LockDriver.WATCH_CHILDREN) ? HolderDetail.ALL_TAKEN : this.holder.toString();
+		String waitingFor = this.predecessor.behind(queue, blocker);
 		if (!this.waitForHolder) {
 			throw new AcquireFailure(Reason.HELD_REMOTELY, waitingFor, null);
 		}
 		this.waits.queuedBehind(waitingFor);
 		if (blocker == LockDriver.WATCH_CHILDREN) {
-			awaitChildren(lockPath, children);
+			this.predecessor.awaitChildren(lockPath, children);
 		}
 		else {
 			// Every node ahead of ours was in the list (a lower sequence is an earlier
@@ -363,8 +362,8 @@ public final class Acquisition {
 			// ours hold, while ours is still there, and reading the list again would only
 			// say so, one round trip later
 			boolean holdsOnDelete = holdsWithout(queue, blocker, ourName);
-			if (awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0, holdsOnDelete ? owned.path() : null)
-					&& ownedBySession(owned.stat())) {
+			if (this.predecessor.awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0,
+					holdsOnDelete ? owned.path() : null) && ownedBySession(owned.stat())) {
 				if (this.entry.needsChildWatch()) {
 					// Not awaited: arms the child watch, tells the entry who queues
 					// behind
@@ -387,94 +386,6 @@ public final class Acquisition {
 		List<String> rest = new ArrayList<>(queue);
 		rest.remove(blocker);
 		return this.driver.blockerIndex(rest, rest.indexOf(ourName)) == LockDriver.HOLDS;
-	}
-
-	/**
-	 * Wait until our predecessor changes (usually: is deleted), through the registry's
-	 * one watcher. Given our node, it is watched too, so that its delete (by hand, say)
-	 * is known before the predecessor's: ZooKeeper sends one session its events in the
-	 * order of the changes.
-	 * @param ours our node, if the predecessor's delete makes it hold, else {@code null}
-	 * @return whether our node holds now: the predecessor is gone (deleted, or not found
-	 * by the read that sets the watch) and our node, given, is untouched (any event on
-	 * it, a revocation request say, consumes the watch that would tell its delete);
-	 * {@code false} means look again
-	 */
-	private boolean awaitPredecessor(String predecessor, boolean predecessorHolds, @Nullable String ours)
-			throws Exception {
-		String serverPath = this.ops.serverPath(predecessor);
-		String ourServerPath = (ours != null) ? this.ops.serverPath(ours) : null;
-		CompletableFuture<Boolean> changed = this.watches.expect(serverPath);
-		CompletableFuture<Boolean> oursChanged = null;
-		try {
-			if (ourServerPath != null) {
-				oursChanged = this.watches.expect(ourServerPath);
-			}
-			long ourReadSent = System.nanoTime();
-			// Sent first: its reply comes before the predecessor's
-			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
-					: null;
-			ZkOps.NodeData read = this.waits.awaitReply(this.ops.getData(predecessor, this.watches),
-					"the read of our predecessor");
-			boolean gone = true;
-			if (read != null) {
-				if (predecessorHolds) {
-					// The read that sets the watch tells who holds: naming them costs no
-					// round trip
-					this.holder.holderRead(read.data());
-				}
-				try {
-					gone = this.waits.await(changed);
-				}
-				catch (TimeoutException ex) {
-					throw new AcquireFailure(Reason.HELD_REMOTELY, this.holder.toString(), null);
-				}
-				// Queued until now; the holder's owner, if read, is named from now on
-				this.waits.queuedBehind(this.holder.toString());
-			}
-			return gone && ourRead != null && oursChanged != null
-					&& this.waits.awaitReply(ourRead, "the read of our node") != null && !oursChanged.isDone()
-					&& isRecent(ourReadSent);
-		}
-		finally {
-			this.watches.forget(serverPath, changed);
-			if (ourServerPath != null && oursChanged != null) {
-				this.watches.forget(ourServerPath, oursChanged);
-			}
-		}
-	}
-
-	/**
-	 * Whether a delete event that arrived now is proof that our node is still there. The
-	 * server read our node after {@code sent}, so it cannot expire our session, delete
-	 * our node with it and let the participant behind us in, sooner than a session
-	 * timeout after that. An event handled much later (the client's event thread kept
-	 * busy, the process stalled) may be older than our session; then the list is read, as
-	 * after any other event. Half the timeout leaves room for the server's and our
-	 * clocks' rates.
-	 */
-	private boolean isRecent(long sent) {
-		long sessionTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(this.ops.negotiatedSessionTimeoutMs());
-		return System.nanoTime() - sent < sessionTimeoutNanos / 2 && this.ops.isHandleConnected();
-	}
-
-	/**
-	 * Wait until the child list differs from {@code seen}: registered first, then read
-	 * again with the watch, so that no change between the two reads goes unseen.
-	 */
-	private void awaitChildren(String lockPath, List<String> seen) throws Exception {
-		CompletableFuture<Void> changed = this.watches.expectChildren(this.ops.serverPath(lockPath));
-		List<String> now = this.waits.awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
-		if (now.size() != seen.size() || !now.containsAll(seen)) {
-			return;
-		}
-		try {
-			this.waits.await(changed);
-		}
-		catch (TimeoutException ex) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY, HolderDetail.ALL_TAKEN, null);
-		}
-		this.waits.queuedBehind(HolderDetail.ALL_TAKEN);
 	}
 
 	private void own(String path, Stat stat) {
