@@ -2,15 +2,9 @@ package dev.zklock.core.internal;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockAcquisitionException.Reason;
@@ -22,51 +16,16 @@ import dev.zklock.core.LockAcquisitionException.Reason;
  *
  * <p>
  * The recipe is Curator's {@code LockInternals}, node for node, so each recipe excludes
- * its Curator counterpart: a protected {@code EPHEMERAL_SEQUENTIAL} child
- * {@code _c_<uuid>-<lock name><seq>} under a container parent; the {@link LockDriver}
- * names the node and says, from the queue in sequence order, whether it holds or which
- * node it waits behind; only that node is watched. What differs from Curator is that
- * every wait is held to the caller's deadline, including waits for a lost connection, and
- * that a node the attempt gives up on is always deleted.
- *
- * <p>
- * The attempt is a small state machine over what it knows of its own node ({@link Node}),
- * each state carrying what it knows: the create in flight, or the node's path and stat. A
- * create is {@link MaybeCreated} from the moment it is sent until a reply proves it
- * either way, and only a proof moves it on: a reply with the node, a definite refusal, or
- * a search (after a sync) that finds the node by its protection id and reads it. So every
- * way out of the attempt (success, timeout, interrupt, failure, close) knows whether it
- * may own a node, and {@link #abandon()} hands whatever it may own to the
- * {@link NodeReaper}.
+ * its Curator counterpart, and goes one way as Curator's {@code attemptLock} does: its
+ * node is made and the queue listed ({@link QueuedNode}); the {@link LockDriver} says,
+ * from the queue in sequence order, whether the node holds or which node it waits behind;
+ * only that node is watched ({@link PredecessorWait}); then the node is held, or looked
+ * at again. What differs from Curator is that every wait is held to the caller's deadline
+ * ({@link AttemptWaits}), including waits for a lost connection, and that a node the
+ * attempt gives up on is always deleted: every way out of the attempt but success
+ * abandons whatever node it may own.
  */
 public final class Acquisition {
-
-	/**
-	 * What the attempt knows about its own node.
-	 */
-	private sealed interface Node permits NoNode, MaybeCreated, Owned {
-
-	}
-
-	/** It has none: nothing was created, or what was is proven gone. */
-	private record NoNode() implements Node {
-	}
-
-	/** A create was sent and no reply has said whether it was applied. */
-	private record MaybeCreated(CompletableFuture<ZkOps.Created> create) implements Node {
-	}
-
-	/** It has one, at {@code path}, as of {@code stat}. */
-	private record Owned(String path, Stat stat) implements Node {
-	}
-
-	private static final Node NONE = new NoNode();
-
-	private final ZkOps ops;
-
-	private final NodeReaper reaper;
-
-	private final LockWatches watches;
 
 	private final TableEntry entry;
 
@@ -80,28 +39,21 @@ public final class Acquisition {
 	/** Every wait of the attempt, to the caller's deadline. */
 	private final AttemptWaits waits;
 
-	/** Whom the attempt waits behind, for its failure. */
-	private final HolderDetail holder = new HolderDetail();
+	/** Our node: made, found again, held or abandoned. */
+	private final QueuedNode node;
 
-	/** Names this attempt's nodes; renewed with the session, whose nodes die with it. */
-	private String protectionId = UUID.randomUUID().toString();
-
-	private Node node = NONE;
-
-	/** The containers of the lock path the next create makes before our node. */
-	private final ContainerPath containers;
+	/** How our node waits when it does not hold. */
+	private final PredecessorWait predecessor;
 
 	Acquisition(ZkOps ops, NodeReaper reaper, LockWatches watches, SessionTracker sessions, TableEntry entry,
 			String lockPath, LockDriver driver, Deadline deadline, boolean waitForHolder, Interrupts interrupts) {
-		this.ops = ops;
-		this.reaper = reaper;
-		this.watches = watches;
 		this.entry = entry;
 		this.lockPath = lockPath;
 		this.driver = driver;
 		this.waitForHolder = waitForHolder;
 		this.waits = new AttemptWaits(ops, sessions, entry, deadline, interrupts);
-		this.containers = new ContainerPath(ops);
+		this.node = new QueuedNode(ops, reaper, watches, entry, lockPath, driver, this.waits);
+		this.predecessor = new PredecessorWait(ops, watches, this.waits);
 	}
 
 	/**
@@ -120,44 +72,22 @@ public final class Acquisition {
 		}
 		finally {
 			if (!acquired) {
-				abandon();
+				this.node.abandon();
 			}
 		}
 	}
 
 	private HeldNode loop() throws AcquireFailure, InterruptedException {
-		String lockPath = this.lockPath;
 		while (true) {
 			this.waits.checkOpen();
 			this.waits.checkInterrupt();
 			try {
-				if (this.node instanceof Owned owned && !ownedBySession(owned.stat())) {
-					// The client moved to a new session while we waited: our node belongs
-					// to the old one, which is dead or dying, and can never be held
-					// through this client
-					abandonAndRenew();
-				}
-				List<String> children;
-				if (this.node instanceof Owned) {
-					children = this.waits.awaitReply(listChildren(lockPath), "the child list");
-				}
-				else if (this.node instanceof MaybeCreated) {
-					children = recover(lockPath);
-				}
-				else {
-					// Nothing sent where the entry may not have a node (a semaphore's
-					// node off its guard's session)
-					this.entry.checkSession(this.ops.sessionId());
-					children = create(lockPath);
-				}
-				if (!(this.node instanceof Owned owned)) {
+				List<String> children = this.node.enqueue();
+				if (children == null) {
 					continue;
 				}
-				// Nor held: a create sent as the client moved to a new session lands on
-				// it
-				this.entry.checkSession(owned.stat().getEphemeralOwner());
 				this.waits.replied();
-				HeldNode node = holdOrWait(lockPath, children, owned);
+				HeldNode node = holdOrWait(children);
 				if (node != null) {
 					return node;
 				}
@@ -168,14 +98,13 @@ public final class Acquisition {
 			catch (KeeperException.NoNodeException ex) {
 				// The lock path is gone (never made, or reaped once empty), and our node
 				// with it
-				forgetNode();
-				this.containers.missing();
+				this.node.lockPathMissing();
 			}
 			catch (KeeperException.SessionExpiredException ex) {
 				// The old session's nodes go with it on the server; if the expiry was
 				// declared by the client, the server may still have them for a while, so
 				// the reaper deletes them
-				abandonAndRenew();
+				this.node.abandonAndRenew();
 				this.waits.awaitConnected(ex);
 			}
 			catch (KeeperException.ThrottledOpException ex) {
@@ -202,140 +131,18 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Create our node and, in the same breath, ask for the children: one session's
-	 * requests are applied in order, so the list already holds our node, and the
-	 * acquisition costs one round trip instead of two. Missing containers of the lock
-	 * path are created in the same flight, ahead of the node, so that a key whose path
-	 * was reaped costs one round trip more, not one per missing level.
-	 */
-	private List<String> create(String lockPath) throws Exception {
-		List<CompletableFuture<Void>> containers = this.containers.send(this.ops.serverPath(lockPath));
-		String prefix = lockPath + "/" + NodeNames.PROTECTED_PREFIX + this.protectionId + "-" + this.driver.lockName();
-		CompletableFuture<ZkOps.Created> sent = this.ops.create(prefix, CreateMode.EPHEMERAL_SEQUENTIAL);
-		this.node = new MaybeCreated(sent);
-		CompletableFuture<List<String>> children = listChildren(lockPath);
-		ZkOps.Created created;
-		try {
-			created = this.waits.awaitReply(sent, "the create of our node");
-		}
-		catch (KeeperException ex) {
-			if (!NodeReaper.isUncertain(ex)) {
-				// A definite answer: nothing was created
-				forgetNode();
-			}
-			if (ex instanceof KeeperException.NoNodeException) {
-				// Replied to before the create
-				this.containers.checkNoParent(containers, lockPath, ex, this.waits);
-			}
-			throw ex;
-		}
-		this.containers.found();
-		own(created.path(), created.stat());
-		return this.waits.awaitReply(children, "the child list");
-	}
-
-	/**
-	 * List the children, with the child watch if the entry needs it now, and tell the
-	 * entry, in order with the watch's events, whether the list shows a participant that
-	 * waits behind this one's node, and whether the list armed the watch.
-	 */
-	private CompletableFuture<List<String>> listChildren(String lockPath) {
-		// The id this list is sent with: the reply is read on another thread
-		String id = this.protectionId;
-		boolean watched = this.entry.needsChildWatch();
-		return this.ops.getChildren(lockPath, watched ? this.watches : null,
-				(children) -> this.entry.childListRead(othersWaitBehind(children, id), watched));
-	}
-
-	/**
-	 * Whether a participant waits behind ours in a child list, as the driver tells of the
-	 * first node carrying our protection id (all of this participant's nodes carry it):
-	 * another JVM's reader beside our read node waits for nothing. A node of ours that
-	 * does not hold in the list, or none at all, counts any other node, to be safe: it
-	 * holds only after a later change, which the watch or a later list tells of.
-	 */
-	private boolean othersWaitBehind(List<String> children, String id) {
-		List<String> queue = NodeNames.inQueueOrder(children);
-		for (int i = 0; i < queue.size(); i++) {
-			if (NodeNames.hasProtectionId(queue.get(i), id)) {
-				return (this.driver.blockerIndex(queue, i) == LockDriver.HOLDS) ? this.driver.othersWaitBehind(queue, i)
-						: queue.size() > 1;
-			}
-		}
-		return !queue.isEmpty();
-	}
-
-	/**
-	 * Find out whether a create whose reply was lost was applied: sync the server this
-	 * connection landed on with the leader, list the children, look for our protection id
-	 * and read the node found. Only a complete answer changes what we know.
-	 */
-	private List<String> recover(String lockPath) throws Exception {
-		CompletableFuture<Void> synced = this.ops.sync(lockPath);
-		CompletableFuture<List<String>> listed = listChildren(lockPath);
-		this.waits.awaitReply(synced, "a sync after a lost reply");
-		List<String> children;
-		try {
-			children = this.waits.awaitReply(listed, "the child list after a lost reply");
-		}
-		catch (KeeperException.NoNodeException ex) {
-			// No lock path, so no node of ours under it
-			forgetNode();
-			this.containers.missing();
-			return List.of();
-		}
-		// Listed: the lock path is there, and the next create needs no container
-		this.containers.found();
-		String ours = null;
-		for (String child : NodeNames.inQueueOrder(children)) {
-			if (NodeNames.hasProtectionId(child, this.protectionId)) {
-				ours = child;
-				break;
-			}
-		}
-		if (ours == null) {
-			forgetNode();
-			return List.of();
-		}
-		ZkOps.NodeData read = this.waits.awaitReply(this.ops.getData(lockPath + "/" + ours, null),
-				"the read of our node");
-		if (read == null) {
-			// Found, then gone before the read: it is not ours to hold any more
-			forgetNode();
-			return List.of();
-		}
-		own(lockPath + "/" + ours, read.stat());
-		if (!ownedBySession(read.stat())) {
-			// Created by a session the client has since left: not ours to hold
-			abandonAndRenew();
-			return List.of();
-		}
-		return children;
-	}
-
-	/**
 	 * Hold the lock if the driver says our node holds; otherwise wait behind the node it
-	 * names. Nodes carrying our protection id other than our own are leftovers of creates
-	 * whose replies were lost: they are deleted and do not count.
-	 * @param owned our node
+	 * names.
+	 * @param children the children, read after our node was made
 	 * @return the node if we hold the lock, {@code null} to look again
 	 */
-	private @Nullable HeldNode holdOrWait(String lockPath, List<String> children, Owned owned) throws Exception {
-		String ourName = ZKPaths.getNodeFromPath(owned.path());
-		List<String> queue = new ArrayList<>(children.size());
-		for (String child : children) {
-			if (!child.equals(ourName) && NodeNames.hasProtectionId(child, this.protectionId)) {
-				this.reaper.delete(lockPath + "/" + child);
-			}
-			else {
-				queue.add(child);
-			}
-		}
-		NodeNames.sortInQueueOrder(queue);
+	private @Nullable HeldNode holdOrWait(List<String> children) throws Exception {
+		String ourName = this.node.name();
+		List<String> queue = this.node.queue(children);
 		int index = queue.indexOf(ourName);
 		if (index < 0) {
 			// Our node is gone: deleted by hand, or with a session that expired under us
-			forgetNode();
+			this.node.forget();
 			return null;
 		}
 		int blocker = this.driver.blockerIndex(queue, index);
@@ -345,16 +152,15 @@ public final class Acquisition {
 				// a participant that joined after this (older) child list was read
 				this.entry.noteRemoteWaiter();
 			}
-			return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+			return this.node.held();
 		}
-		this.holder.holder(queue.get(0));
-		String waitingFor = (blocker == LockDriver.WATCH_CHILDREN) ? HolderDetail.ALL_TAKEN : this.holder.toString();
+		String waitingFor = this.predecessor.behind(queue, blocker);
 		if (!this.waitForHolder) {
 			throw new AcquireFailure(Reason.HELD_REMOTELY, waitingFor, null);
 		}
 		this.waits.queuedBehind(waitingFor);
 		if (blocker == LockDriver.WATCH_CHILDREN) {
-			awaitChildren(lockPath, children);
+			this.predecessor.awaitChildren(this.lockPath, children);
 		}
 		else {
 			// Every node ahead of ours was in the list (a lower sequence is an earlier
@@ -363,18 +169,18 @@ public final class Acquisition {
 			// ours hold, while ours is still there, and reading the list again would only
 			// say so, one round trip later
 			boolean holdsOnDelete = holdsWithout(queue, blocker, ourName);
-			if (awaitPredecessor(lockPath + "/" + queue.get(blocker), blocker == 0, holdsOnDelete ? owned.path() : null)
-					&& ownedBySession(owned.stat())) {
+			if (this.predecessor.awaitPredecessor(this.lockPath + "/" + queue.get(blocker), blocker == 0,
+					holdsOnDelete ? this.node.path() : null) && this.node.ownedBySession()) {
 				if (this.entry.needsChildWatch()) {
 					// Not awaited: arms the child watch, tells the entry who queues
 					// behind
-					listChildren(lockPath);
+					this.node.listInBackground();
 				}
 				else {
 					// Who queues behind is not known, as after a list without the watch
 					this.entry.noteUnwatched();
 				}
-				return new HeldNode(owned.path(), owned.stat().getCzxid(), owned.stat().getEphemeralOwner());
+				return this.node.held();
 			}
 		}
 		return null;
@@ -387,132 +193,6 @@ public final class Acquisition {
 		List<String> rest = new ArrayList<>(queue);
 		rest.remove(blocker);
 		return this.driver.blockerIndex(rest, rest.indexOf(ourName)) == LockDriver.HOLDS;
-	}
-
-	/**
-	 * Wait until our predecessor changes (usually: is deleted), through the registry's
-	 * one watcher. Given our node, it is watched too, so that its delete (by hand, say)
-	 * is known before the predecessor's: ZooKeeper sends one session its events in the
-	 * order of the changes.
-	 * @param ours our node, if the predecessor's delete makes it hold, else {@code null}
-	 * @return whether our node holds now: the predecessor is gone (deleted, or not found
-	 * by the read that sets the watch) and our node, given, is untouched (any event on
-	 * it, a revocation request say, consumes the watch that would tell its delete);
-	 * {@code false} means look again
-	 */
-	private boolean awaitPredecessor(String predecessor, boolean predecessorHolds, @Nullable String ours)
-			throws Exception {
-		String serverPath = this.ops.serverPath(predecessor);
-		String ourServerPath = (ours != null) ? this.ops.serverPath(ours) : null;
-		CompletableFuture<Boolean> changed = this.watches.expect(serverPath);
-		CompletableFuture<Boolean> oursChanged = null;
-		try {
-			if (ourServerPath != null) {
-				oursChanged = this.watches.expect(ourServerPath);
-			}
-			long ourReadSent = System.nanoTime();
-			// Sent first: its reply comes before the predecessor's
-			CompletableFuture<ZkOps.@Nullable NodeData> ourRead = (ours != null) ? this.ops.getData(ours, this.watches)
-					: null;
-			ZkOps.NodeData read = this.waits.awaitReply(this.ops.getData(predecessor, this.watches),
-					"the read of our predecessor");
-			boolean gone = true;
-			if (read != null) {
-				if (predecessorHolds) {
-					// The read that sets the watch tells who holds: naming them costs no
-					// round trip
-					this.holder.holderRead(read.data());
-				}
-				try {
-					gone = this.waits.await(changed);
-				}
-				catch (TimeoutException ex) {
-					throw new AcquireFailure(Reason.HELD_REMOTELY, this.holder.toString(), null);
-				}
-				// Queued until now; the holder's owner, if read, is named from now on
-				this.waits.queuedBehind(this.holder.toString());
-			}
-			return gone && ourRead != null && oursChanged != null
-					&& this.waits.awaitReply(ourRead, "the read of our node") != null && !oursChanged.isDone()
-					&& isRecent(ourReadSent);
-		}
-		finally {
-			this.watches.forget(serverPath, changed);
-			if (ourServerPath != null && oursChanged != null) {
-				this.watches.forget(ourServerPath, oursChanged);
-			}
-		}
-	}
-
-	/**
-	 * Whether a delete event that arrived now is proof that our node is still there. The
-	 * server read our node after {@code sent}, so it cannot expire our session, delete
-	 * our node with it and let the participant behind us in, sooner than a session
-	 * timeout after that. An event handled much later (the client's event thread kept
-	 * busy, the process stalled) may be older than our session; then the list is read, as
-	 * after any other event. Half the timeout leaves room for the server's and our
-	 * clocks' rates.
-	 */
-	private boolean isRecent(long sent) {
-		long sessionTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(this.ops.negotiatedSessionTimeoutMs());
-		return System.nanoTime() - sent < sessionTimeoutNanos / 2 && this.ops.isHandleConnected();
-	}
-
-	/**
-	 * Wait until the child list differs from {@code seen}: registered first, then read
-	 * again with the watch, so that no change between the two reads goes unseen.
-	 */
-	private void awaitChildren(String lockPath, List<String> seen) throws Exception {
-		CompletableFuture<Void> changed = this.watches.expectChildren(this.ops.serverPath(lockPath));
-		List<String> now = this.waits.awaitReply(this.ops.getChildren(lockPath, this.watches), "the child list");
-		if (now.size() != seen.size() || !now.containsAll(seen)) {
-			return;
-		}
-		try {
-			this.waits.await(changed);
-		}
-		catch (TimeoutException ex) {
-			throw new AcquireFailure(Reason.HELD_REMOTELY, HolderDetail.ALL_TAKEN, null);
-		}
-		this.waits.queuedBehind(HolderDetail.ALL_TAKEN);
-	}
-
-	private void own(String path, Stat stat) {
-		this.node = new Owned(path, stat);
-	}
-
-	/**
-	 * Whether a node of ours belongs to the session the client has now: only such a node
-	 * can be held through it.
-	 */
-	private boolean ownedBySession(@Nullable Stat stat) {
-		return stat != null && stat.getEphemeralOwner() == this.ops.sessionId();
-	}
-
-	/**
-	 * Give whatever node we may own to the reaper and start over under a new protection
-	 * id, as after the loss of the session that owned it.
-	 */
-	private void abandonAndRenew() {
-		abandon();
-		forgetNode();
-		this.protectionId = UUID.randomUUID().toString();
-	}
-
-	private void forgetNode() {
-		this.node = NONE;
-	}
-
-	/**
-	 * Hand whatever node this attempt may own to the reaper.
-	 */
-	private void abandon() {
-		if (this.node instanceof Owned owned) {
-			this.reaper.delete(owned.path());
-		}
-		else if (this.node instanceof MaybeCreated maybeCreated) {
-			this.reaper.deleteIfCreated(maybeCreated.create(), this.lockPath, this.protectionId);
-		}
 	}
 
 }

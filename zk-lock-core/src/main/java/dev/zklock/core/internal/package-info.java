@@ -12,15 +12,17 @@
  * connection is down ({@code NodeReaper}), the one watcher ({@code LockWatches}) and
  * where its events go ({@code WatchEvents}: child events to {@code RemoteWaiters}, node
  * events to {@code Revocations}), one acquisition attempt in ZooKeeper
- * ({@code Acquisition}), the seam where the recipes differ ({@code LockDriver}: node
- * names, who holds, whom to wait behind), how node names are read ({@code NodeNames}:
- * protection id, queue order), and the per-path entry tables ({@code LockTables},
- * {@code LockTable}, {@code TableEntry}). The path from a key to its node goes one way,
- * as Curator's {@code attemptLock}: a recipe asks {@code Engine.acquireNode} for a node,
- * which asks the driver who holds, and gets a {@code Publication} back, in which it
- * records the node before closing it; the engine never calls the recipe's entry back. To
- * add a lock mode, add a {@code LockDriver} and a recipe package beside {@code mutex},
- * {@code readwrite} and {@code semaphore}.
+ * ({@code Acquisition}: its node, {@code QueuedNode}, its wait behind a predecessor,
+ * {@code PredecessorWait}, and every wait to its deadline, {@code AttemptWaits}), the
+ * seam where the recipes differ ({@code LockDriver}: node names, who holds, whom to wait
+ * behind), how node names are read ({@code NodeNames}: protection id, queue order), and
+ * the per-path entry tables ({@code LockTables}, {@code LockTable}, {@code TableEntry}).
+ * The path from a key to its node goes one way, as Curator's {@code attemptLock}: a
+ * recipe asks {@code Engine.acquireNode} for a node, which asks the driver who holds, and
+ * gets a {@code Publication} back, in which it records the node before closing it; the
+ * engine never calls the recipe's entry back. To add a lock mode, add a
+ * {@code LockDriver} and a recipe package beside {@code mutex}, {@code readwrite} and
+ * {@code semaphore}.
  *
  * <h2>Vocabulary</h2>
  * <dl>
@@ -33,6 +35,16 @@
  * <dd>A node in a lock path's queue in ZooKeeper, of any process; the queue's order is
  * the nodes' sequence. {@code Acquisition} is one attempt of this JVM to become one and
  * hold; {@link dev.zklock.core.Participant} is a snapshot of one, for users.</dd>
+ * <dt>queued node, protection id</dt>
+ * <dd>The node of one {@code Acquisition} in the lock path's queue, as far as the attempt
+ * knows it ({@code QueuedNode}): none, maybe created (a create whose reply has not come),
+ * or owned; whatever it may own is reaped if the attempt gives up. Its name carries the
+ * attempt's protection id, as Curator's protected create does, by which a create whose
+ * reply was lost is found again.</dd>
+ * <dt>predecessor</dt>
+ * <dd>The node a participant that does not hold waits behind, as the driver names it;
+ * watched alone ({@code PredecessorWait}). A semaphore's lease, behind which no single
+ * node stands, watches the child list instead.</dd>
  * <dt>held node</dt>
  * <dd>The node through which this JVM holds a lock path ({@code HeldNode}), with its
  * {@link dev.zklock.core.LeaseState}; it belongs to the entry, not to a thread.</dd>
