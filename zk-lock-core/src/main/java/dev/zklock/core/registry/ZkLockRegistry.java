@@ -32,7 +32,6 @@ import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
-import dev.zklock.core.internal.Acquisition;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
