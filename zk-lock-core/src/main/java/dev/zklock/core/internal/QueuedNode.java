@@ -286,6 +286,8 @@ final class QueuedNode {
 	}
 
 	private Owned owned() {
+		// Asked only once enqueue() returned a node, by the attempt's own thread, the
+		// only one that changes the state: a failure here is a bug of the attempt
 		if (!(this.state instanceof Owned owned)) {
 			throw new IllegalStateException("The attempt owns no node");
 		}

@@ -214,8 +214,10 @@ public final class ReadWriteEntry extends TableEntry {
 	void readAcquired(HeldNode node) {
 		this.state.lock();
 		try {
-			this.nodes.readAcquired(node);
+			// In the order of before the split: the acquirer's seat is free before the
+			// read holds count
 			this.acquirer = null;
+			this.nodes.readAcquired(node);
 			this.changed.signalAll();
 		}
 		finally {
