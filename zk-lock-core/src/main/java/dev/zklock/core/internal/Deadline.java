@@ -45,7 +45,7 @@ public final class Deadline {
 		return after(saturatedNanos(waitAtMost));
 	}
 
-	static Deadline never() {
+	public static Deadline never() {
 		return new Deadline(System.nanoTime(), Long.MAX_VALUE);
 	}
 

@@ -65,7 +65,7 @@ public final class Engine {
 
 	public Engine(CuratorFramework client, ZkLockOptions options) {
 		this.options = options;
-		this.ops = new ZkOps(client, participantData(), options.acl());
+		this.ops = new ZkOps(client, processName(), options.acl());
 		this.reaper = new NodeReaper(client, this.ops);
 		this.tables = new LockTables(this::retired);
 		this.sessions = new SessionTracker(client, this.ops, this.tables, this.listeners);
@@ -306,6 +306,15 @@ public final class Engine {
 	}
 
 	/**
+	 * Write this participant's data into a node it holds again, if nobody wrote it since
+	 * its create (version 0): the node's modification time then says when it came to
+	 * lead. A revocation request written first stays.
+	 */
+	public CompletableFuture<Boolean> markLeading(String nodePath) {
+		return this.ops.setData(nodePath, this.ops.participantData(), 0);
+	}
+
+	/**
 	 * Tell {@code listener} when someone asks {@code who} to give {@code node} back.
 	 */
 	public void onRevocationRequested(HeldNode node, Holder who, Runnable listener) {
@@ -348,7 +357,7 @@ public final class Engine {
 		return this.tables.size();
 	}
 
-	boolean isClosed() {
+	public boolean isClosed() {
 		return this.closed;
 	}
 
@@ -376,7 +385,14 @@ public final class Engine {
 		}
 	}
 
-	private static byte[] participantData() {
+	/**
+	 * The data of every node this engine makes: {@code pid@host}.
+	 */
+	public byte[] participantData() {
+		return this.ops.participantData();
+	}
+
+	private static byte[] processName() {
 		// "pid@host": lets anyone reading the lock path see which process each node
 		// belongs to
 		return ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);

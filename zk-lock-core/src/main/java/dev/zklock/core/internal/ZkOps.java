@@ -183,6 +183,13 @@ public final class ZkOps {
 	}
 
 	/**
+	 * The data of every node this client makes: {@code pid@host}.
+	 */
+	byte[] participantData() {
+		return this.participantData.clone();
+	}
+
+	/**
 	 * Write a node's data if its version is still {@code version}; completes with
 	 * {@code false} if the node does not exist or has another version (it changed, or
 	 * another node of its name replaced it, since its version was read).

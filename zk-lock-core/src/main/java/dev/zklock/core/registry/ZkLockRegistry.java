@@ -2,6 +2,7 @@ package dev.zklock.core.registry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -32,6 +34,11 @@ import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
+import dev.zklock.core.leader.GroupMember;
+import dev.zklock.core.leader.LeaderCandidate;
+import dev.zklock.core.leader.LeaderGroup;
+import dev.zklock.core.leader.LeadershipListener;
+import dev.zklock.core.leader.OnSuspended;
 import dev.zklock.core.internal.Deadline;
 import dev.zklock.core.internal.Engine;
 import dev.zklock.core.internal.Futures;
@@ -41,6 +48,7 @@ import dev.zklock.core.internal.NodeNames;
 import dev.zklock.core.internal.Revocations;
 import dev.zklock.core.internal.TableEntry;
 import dev.zklock.core.internal.ZkOps;
+import dev.zklock.core.internal.leader.DefaultLeaderCandidate;
 import dev.zklock.core.internal.mutex.DefaultZkLease;
 import dev.zklock.core.internal.mutex.DefaultZkLock;
 import dev.zklock.core.internal.mutex.MultiKeyLock;
@@ -86,6 +94,12 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	private final SemaphoreEngine semaphores;
 
+	/** The leader groups' locks: their nodes never linger, so every term has its own. */
+	private final MutexEngine leaders;
+
+	/** This registry's candidates, one per group path. */
+	private final Map<String, DefaultLeaderCandidate> candidates = new ConcurrentHashMap<>();
+
 	/**
 	 * Create a registry with {@link ZkLockOptions#defaults() default options}.
 	 * @param client the Curator client, started by the caller
@@ -115,6 +129,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		this.mutex = new MutexEngine(this.engine);
 		this.readWrite = new ReadWriteEngine(this.engine);
 		this.semaphores = new SemaphoreEngine(this.engine, this.mutex);
+		this.leaders = new MutexEngine(this.engine, false);
 	}
 
 	/**
@@ -441,6 +456,21 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public List<Participant> participants(String key) throws Exception {
 		String path = lockPath(key);
+		List<Participant> participants = new ArrayList<>();
+		for (QueuedNode queued : queued(key, path)) {
+			Stat stat = queued.stat();
+			participants.add(new Participant(queued.name(), NodeNames.sequenceOf(queued.name()), queued.owner(),
+					stat.getCzxid(), participants.isEmpty(), stat.getEphemeralOwner()));
+		}
+		return participants;
+	}
+
+	/**
+	 * The lock nodes queued under a path, read, in queue order: the child list, the stat
+	 * of every child named as a lock node at once, then the data of the ephemeral ones at
+	 * once, within one read deadline. A node released meanwhile is left out.
+	 */
+	private List<QueuedNode> queued(String key, String path) throws Exception {
 		Deadline deadline = readDeadline();
 		List<String> children;
 		try {
@@ -455,21 +485,129 @@ public class ZkLockRegistry implements AutoCloseable {
 		for (String child : queue) {
 			reads.add(this.engine.readNode(path + "/" + child));
 		}
-		List<Participant> participants = new ArrayList<>();
+		List<QueuedNode> queued = new ArrayList<>();
 		for (int i = 0; i < queue.size(); i++) {
 			ZkOps.NodeData read = awaitRead(reads.get(i), deadline, LISTING, key, path);
-			String child = queue.get(i);
-			Stat listed = Objects.requireNonNull(lockNodes.get(child), "the queue is the map's keys");
+			Stat listed = Objects.requireNonNull(lockNodes.get(queue.get(i)), "the queue is the map's keys");
 			if (read == null || read.stat().getCzxid() != listed.getCzxid()) {
 				// Released while we read (a node of that name since is another's): no
 				// longer a participant
 				continue;
 			}
-			participants.add(
-					new Participant(child, NodeNames.sequenceOf(child), new String(read.data(), StandardCharsets.UTF_8),
-							read.stat().getCzxid(), participants.isEmpty(), read.stat().getEphemeralOwner()));
+			queued.add(new QueuedNode(queue.get(i), new String(read.data(), StandardCharsets.UTF_8), read.stat()));
 		}
-		return participants;
+		return queued;
+	}
+
+	/** A lock node as read in its queue: its name, its data and its stat. */
+	private record QueuedNode(String name, String owner, Stat stat) {
+	}
+
+	/**
+	 * Join a leadership group: a candidate that queues at once, on its own thread, for
+	 * the group's exclusive lock at {@link LeaderGroup#path()}, leads while it holds it,
+	 * and leads on while the connection is only suspended ({@link OnSuspended#LEAD_ON}).
+	 * @param group the group
+	 * @param listener told when the candidate starts and stops leading
+	 * @return the candidate, queued or queueing
+	 * @throws IllegalArgumentException if the group's root path is, contains or is inside
+	 * the lock root path
+	 * @throws IllegalStateException if this registry already has a candidate in the
+	 * group, or is closed
+	 */
+	public LeaderCandidate joinLeadership(LeaderGroup group, LeadershipListener listener) {
+		return joinLeadership(group, OnSuspended.LEAD_ON, listener);
+	}
+
+	/**
+	 * Join a leadership group (see
+	 * {@link #joinLeadership(LeaderGroup, LeadershipListener)}), saying what the leader
+	 * does while its connection is suspended.
+	 * @param group the group
+	 * @param onSuspended lead on until the session is lost, or step down at once
+	 * @param listener told when the candidate starts and stops leading
+	 * @return the candidate, queued or queueing
+	 * @throws IllegalArgumentException if the group's root path is, contains or is inside
+	 * the lock root path
+	 * @throws IllegalStateException if this registry already has a candidate in the group
+	 * (one per group, so that each term has a node, and an epoch, of its own), or is
+	 * closed
+	 */
+	public LeaderCandidate joinLeadership(LeaderGroup group, OnSuspended onSuspended, LeadershipListener listener) {
+		Objects.requireNonNull(group, "group must not be null");
+		Objects.requireNonNull(onSuspended, "onSuspended must not be null");
+		Objects.requireNonNull(listener, "listener must not be null");
+		checkApartFromLocks(group);
+		String path = group.path();
+		DefaultLeaderCandidate[] joined = new DefaultLeaderCandidate[1];
+		DefaultLeaderCandidate candidate = new DefaultLeaderCandidate(this.engine, this.leaders, group, onSuspended,
+				listener, () -> this.candidates.remove(path, joined[0]));
+		joined[0] = candidate;
+		if (this.candidates.putIfAbsent(path, candidate) != null) {
+			throw new IllegalStateException("This registry already has a candidate in leader group '" + group.name()
+					+ "' (" + path + "): close it first; one candidate per group and registry");
+		}
+		if (this.engine.isClosed()) {
+			this.candidates.remove(path, candidate);
+			throw new IllegalStateException("Lock registry is closed: cannot join leader group '" + group.name() + "'");
+		}
+		candidate.start();
+		return candidate;
+	}
+
+	/**
+	 * Return this registry's candidates, one per group joined and not yet left.
+	 * @return the candidates
+	 */
+	public List<LeaderCandidate> candidates() {
+		return List.copyOf(this.candidates.values());
+	}
+
+	/**
+	 * Return the members of a leadership group across all JVMs, in queue order: the first
+	 * leads. Read as {@link #participants(String)} reads a key, so every instance reads
+	 * the same.
+	 * @param group the group
+	 * @return the members, empty if none
+	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws KeeperException.ConnectionLossException if the client is not connected
+	 * @throws Exception if ZooKeeper refused the read
+	 */
+	public List<GroupMember> groupMembers(LeaderGroup group) throws Exception {
+		List<GroupMember> members = new ArrayList<>();
+		for (QueuedNode queued : queued(group.name(), group.path())) {
+			Stat stat = queued.stat();
+			Instant joined = Instant.ofEpochMilli(stat.getCtime());
+			boolean leader = members.isEmpty();
+			// A zk-lock leader writes its data again when it comes to lead (version 1)
+			Instant since = (leader && stat.getVersion() > 0) ? Instant.ofEpochMilli(stat.getMtime()) : joined;
+			members.add(new GroupMember(queued.name(), queued.owner(), stat.getCzxid(), stat.getEphemeralOwner(),
+					leader, joined, since));
+		}
+		return members;
+	}
+
+	/**
+	 * Ask the leader of a group, in any JVM, to step down, as
+	 * {@link #requestRevocation(String)} asks a key's holder: a zk-lock leader hands over
+	 * ({@link dev.zklock.core.leader.TermEnd#REVOKED}) and queues again.
+	 * @param group the group
+	 * @return the nodes asked
+	 * @throws RevocationRefusedException if nobody leads the group
+	 * @throws Exception as {@link #requestRevocation(String)}
+	 */
+	public List<String> requestRevocation(LeaderGroup group) throws Exception {
+		return requestRevocationAt(group.name(), group.path());
+	}
+
+	private void checkApartFromLocks(LeaderGroup group) {
+		String locks = this.options.rootPath();
+		String groups = group.rootPath();
+		if (groups.equals(locks) || groups.startsWith(locks + "/") || locks.startsWith(groups + "/")) {
+			throw new IllegalArgumentException(
+					"Leader group root path '" + groups + "' must be apart from the lock root path '" + locks
+							+ "': a group and a lock key of the same name would meet");
+		}
 	}
 
 	/**
@@ -503,7 +641,10 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * @throws Exception if ZooKeeper refused
 	 */
 	public List<String> requestRevocation(String key) throws Exception {
-		String path = lockPath(key);
+		return requestRevocationAt(key, lockPath(key));
+	}
+
+	private List<String> requestRevocationAt(String key, String path) throws Exception {
 		String what = "requesting revocation of";
 		Deadline deadline = readDeadline();
 		List<String> children;
@@ -642,10 +783,16 @@ public class ZkLockRegistry implements AutoCloseable {
 	 * at this moment stay held until released, and are tracked as before: their lease
 	 * state follows the session, and their nodes are deleted when released, retried on
 	 * reconnect if need be. The registry lets go of the client once the last of them is
-	 * released; the client itself is not closed.
+	 * released; the client itself is not closed. Every candidate leaves its leader group:
+	 * a leader steps down ({@link dev.zklock.core.leader.TermEnd#CLOSED}) on its own
+	 * thread, without this method waiting for it.
 	 */
 	@Override
 	public void close() {
+		// A leader steps down on its own thread; a candidate that waits stops waiting
+		for (DefaultLeaderCandidate candidate : this.candidates.values()) {
+			candidate.leave();
+		}
 		this.engine.close();
 	}
 

@@ -57,6 +57,13 @@ public final class DefaultZkLease implements ZkLease {
 		return requireHeldNode().fencingToken();
 	}
 
+	/**
+	 * The path of the node that holds the lease.
+	 */
+	public String heldNodePath() {
+		return requireHeldNode().nodePath();
+	}
+
 	@Override
 	public LeaseState state() {
 		return requireHeldNode().state();
@@ -78,6 +85,16 @@ public final class DefaultZkLease implements ZkLease {
 			}
 			return List.of(new GuardedMulti.Guard(this.key, this.path, requireHeldNode()));
 		});
+	}
+
+	/**
+	 * Tell {@code listener} when someone asks for this lease back; arms a watch on the
+	 * node, through which its delete by another client is heard too (the lease becomes
+	 * {@link LeaseState#LOST}). Forgotten when the lease is released, as a thread's
+	 * listeners are when its hold ends.
+	 */
+	public void onRevocationRequested(Runnable listener) {
+		this.mutex.engine().onRevocationRequested(requireHeldNode(), Holder.handle(this), listener);
 	}
 
 	@Override

@@ -30,8 +30,16 @@ public final class MutexEngine {
 	private final @Nullable Linger linger;
 
 	public MutexEngine(Engine engine) {
+		this(engine, true);
+	}
+
+	/**
+	 * An engine whose nodes may linger as the registry's options say, or never: a leader
+	 * group's node must go when its term ends, for the next term to have a new epoch.
+	 */
+	public MutexEngine(Engine engine, boolean mayLinger) {
 		this.engine = engine;
-		this.linger = engine.linger().isZero() ? null : new Linger(engine, this);
+		this.linger = (!mayLinger || engine.linger().isZero()) ? null : new Linger(engine, this);
 		this.entries = engine.newTable(this::newEntry);
 		if (this.linger != null) {
 			engine.whenDetached(this.linger::close);
