@@ -1,5 +1,6 @@
 package dev.zklock.leadership;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,6 +44,19 @@ final class GroupLeadership implements LeadershipListener {
 	private final Object drained = new Object();
 
 	private volatile @Nullable LeaderCandidate candidate;
+
+	private final AtomicLong terms = new AtomicLong();
+
+	private final AtomicLong nanosLeading = new AtomicLong();
+
+	/** When the current term began, by {@link System#nanoTime()}; 0 while not leading. */
+	private final AtomicLong termStarted = new AtomicLong();
+
+	private final AtomicLong handOffs = new AtomicLong();
+
+	private final AtomicLong nanosHandingOff = new AtomicLong();
+
+	private final AtomicLong interruptedWork = new AtomicLong();
 
 	GroupLeadership(String name, ZkLeadership leadership) {
 		this.name = name;
@@ -108,8 +123,21 @@ final class GroupLeadership implements LeadershipListener {
 		}
 	}
 
+	LeadershipStatistics statistics() {
+		long started = this.termStarted.get();
+		long leading = this.nanosLeading.get() + ((started != 0) ? System.nanoTime() - started : 0);
+		return new LeadershipStatistics(this.terms.get(), started != 0, Duration.ofNanos(leading), this.handOffs.get(),
+				Duration.ofNanos(this.nanosHandingOff.get()), this.interruptedWork.get());
+	}
+
+	void interrupted() {
+		this.interruptedWork.incrementAndGet();
+	}
+
 	@Override
 	public void leadershipGranted(LeaderTerm term) {
+		this.terms.incrementAndGet();
+		this.termStarted.set(System.nanoTime());
 		for (Lifecycle component : this.components) {
 			try {
 				component.start();
@@ -127,7 +155,12 @@ final class GroupLeadership implements LeadershipListener {
 
 	@Override
 	public void leadershipRevoked(LeaderTerm term, TermEnd why) {
-		long deadline = System.nanoTime() + this.leadership.getHandOffTimeout().toNanos();
+		long ended = System.nanoTime();
+		long started = this.termStarted.getAndSet(0);
+		if (started != 0) {
+			this.nanosLeading.addAndGet(ended - started);
+		}
+		long deadline = ended + this.leadership.getHandOffTimeout().toNanos();
 		this.leadership.publish(new LeaderRevokedEvent(this.leadership, term, why));
 		for (LeadershipListener listener : this.listeners) {
 			listener.leadershipRevoked(term, why);
@@ -139,6 +172,8 @@ final class GroupLeadership implements LeadershipListener {
 		}
 		if (why.isHandOff()) {
 			drain(term, why, deadline);
+			this.handOffs.incrementAndGet();
+			this.nanosHandingOff.addAndGet(System.nanoTime() - ended);
 		}
 		else {
 			// Interrupted by the term's end already: nothing to wait for, the node is

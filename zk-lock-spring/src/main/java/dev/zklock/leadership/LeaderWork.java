@@ -64,6 +64,7 @@ public final class LeaderWork implements LeaderContext, AutoCloseable {
 			}
 			this.stoppedBy = why;
 			this.thread.interrupt();
+			this.group.interrupted();
 		}
 		finally {
 			this.lock.unlock();

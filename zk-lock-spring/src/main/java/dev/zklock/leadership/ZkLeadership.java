@@ -272,6 +272,16 @@ public class ZkLeadership implements SmartLifecycle, ApplicationEventPublisherAw
 	}
 
 	/**
+	 * Return what this instance's leadership of a group has done since it started.
+	 * @param group the group's name
+	 * @return the figures
+	 * @throws IllegalStateException if the group was never added
+	 */
+	public LeadershipStatistics statistics(String group) {
+		return groupOrThrow(group).statistics();
+	}
+
+	/**
 	 * Admit leader work of a group on the current thread: only while this instance leads
 	 * it. The work is interrupted if the term's node is lost or in doubt, and waited for
 	 * by a hand-off. Use it as {@code @LeaderOnly} does:
