@@ -7,14 +7,17 @@ import dev.zklock.jdbc.JdbcFencing;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * A shop whose stock must never be oversold, even with several instances taking orders:
- * each order decrements stock under {@code @DistributedLock} inside a transaction.
+ * each order decrements stock under {@code @DistributedLock} inside a transaction, and one
+ * instance, the leader, restocks ({@link RestockJob}).
  *
  * @author zk-lock
  */
 @SpringBootApplication
+@EnableScheduling
 public class ShopApplication {
 
 	public static void main(String[] args) {
