@@ -296,6 +296,9 @@ class LeadershipTests {
 			.withMessageContaining("already has a candidate in leader group 'poller'");
 		assertThat(candidate.awaitLeadership(WAIT)).isNotNull();
 		assertThat(this.zk.children("/locks")).isEmpty();
+		assertThat(registry.localLocks()).as("a term is no lock").isEmpty();
+		assertThat(registry.heldCount()).isZero();
+		assertThat(registry.candidates()).containsExactly(candidate);
 		candidate.close();
 		assertThat(registry.candidates()).isEmpty();
 		assertThat(this.zk.children(GROUP.path())).isEmpty();

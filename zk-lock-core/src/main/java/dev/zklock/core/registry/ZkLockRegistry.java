@@ -393,10 +393,24 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public List<LocalLockInfo> localLocks() {
 		List<LocalLockInfo> result = new ArrayList<>();
-		for (TableEntry entry : this.engine.entries()) {
+		for (TableEntry entry : lockEntries()) {
 			result.add(entry.info());
 		}
 		return result;
+	}
+
+	/**
+	 * The entries of the locks: not those of this registry's leader candidates, which
+	 * {@link #candidates()} and {@link #groupMembers} show.
+	 */
+	private List<TableEntry> lockEntries() {
+		List<TableEntry> locks = new ArrayList<>();
+		for (TableEntry entry : this.engine.entries()) {
+			if (!this.candidates.containsKey(entry.path())) {
+				locks.add(entry);
+			}
+		}
+		return locks;
 	}
 
 	/**
@@ -405,7 +419,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public int heldCount() {
 		int count = 0;
-		for (TableEntry entry : this.engine.entries()) {
+		for (TableEntry entry : lockEntries()) {
 			if (entry.isHeld()) {
 				count++;
 			}
@@ -420,7 +434,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	public int waitingCount() {
 		int count = 0;
-		for (TableEntry entry : this.engine.entries()) {
+		for (TableEntry entry : lockEntries()) {
 			count += entry.waitingCount();
 		}
 		return count;
