@@ -152,8 +152,9 @@ class LeadershipTests {
 		eventually().until(() -> oldTerm.end().isPresent());
 		assertThat(oldTerm.end()).contains(TermEnd.LOST);
 		assertThat(oldTerm.state()).isEqualTo(LeaseState.LOST);
-		assertThat(interrupted).hasValue(1);
-		assertThat(recorder.events).contains("revoked " + oldTerm.epoch() + " LOST");
+		// The callbacks run right after the end is set, on the thread that ended it
+		eventually().untilAsserted(() -> assertThat(interrupted).hasValue(1));
+		eventually().untilAsserted(() -> assertThat(recorder.events).contains("revoked " + oldTerm.epoch() + " LOST"));
 		assertThat(old.isLeader()).as("while the next one leads").isFalse();
 		assertThat(next.isLeader()).isTrue();
 		// The old one queues again on its new session, behind the new leader
