@@ -83,6 +83,14 @@ class ZkLeadershipAutoConfigurationTests {
 	}
 
 	@Test
+	void indexedGroupsAreKnownKeys() {
+		runner().withPropertyValues("zklock.leadership.groups[0]=billing", "zklock.leadership.groups[1]=reports")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.getBean(ZkLeadership.class)
+				.satisfies((leadership) -> assertThat(leadership.getGroups()).containsExactly("billing", "reports")));
+	}
+
+	@Test
 	void theDefaultsAreTheEngines() {
 		runner().run((context) -> {
 			ZkLeadership leadership = context.getBean(ZkLeadership.class);
