@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The meters of the monitoring page's table are the ones a running application registers:
- * an application with Actuator and the embedded ZooKeeper takes a lock, and its
- * {@code zklock.*} meters are compared with the table, both ways.
+ * an application with Actuator and the embedded ZooKeeper, in a leader group, takes a
+ * lock, and its {@code zklock.*} meters are compared with the table, both ways.
  */
 class MeterNamesDocumentationTests {
 
@@ -56,7 +56,8 @@ class MeterNamesDocumentationTests {
 		assertThat(documented).contains("zklock.acquire", "zklock.held");
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(MeteredApplication.class)
 			.web(WebApplicationType.NONE)
-			.run("--zklock.embedded.enabled=true", "--zklock.embedded.port=0", "--spring.main.banner-mode=off")) {
+			.run("--zklock.embedded.enabled=true", "--zklock.embedded.port=0", "--spring.main.banner-mode=off",
+					"--zklock.leadership.groups=docs")) {
 			ZkLockTemplate template = context.getBean(ZkLockTemplate.class);
 			String result = template.execute(LockDefinition.named("docs").withWaitAtMost(Duration.ofSeconds(10)),
 					List.of("docs-meters"), () -> "held");

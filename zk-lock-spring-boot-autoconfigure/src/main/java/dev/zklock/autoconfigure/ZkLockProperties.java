@@ -2,10 +2,14 @@ package dev.zklock.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LostLockPolicy;
+import dev.zklock.core.leader.LeaderGroup;
+import dev.zklock.core.leader.OnSuspended;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -101,6 +105,11 @@ public class ZkLockProperties implements InitializingBean {
 	 * What HTTP clients see when a lock is not acquired.
 	 */
 	private final Web web = new Web();
+
+	/**
+	 * Leader election among the application's instances.
+	 */
+	private final Leadership leadership = new Leadership();
 
 	/**
 	 * Check the bound values, once, whichever bean needs them first.
@@ -202,6 +211,10 @@ public class ZkLockProperties implements InitializingBean {
 
 	public Web getWeb() {
 		return this.web;
+	}
+
+	public Leadership getLeadership() {
+		return this.leadership;
 	}
 
 	/**
@@ -659,6 +672,85 @@ public class ZkLockProperties implements InitializingBean {
 
 		public void setRetryAfter(Duration retryAfter) {
 			this.retryAfter = retryAfter;
+		}
+
+	}
+
+	/**
+	 * Leader election among the application's instances: one instance of each group leads
+	 * at a time, and hands over when it stops.
+	 */
+	public static class Leadership {
+
+		/**
+		 * Whether to provide a ZkLeadership bean, which joins the application's leader
+		 * groups when it starts.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * ZooKeeper path under which each leader group lives, as root-path/group. Apart
+		 * from zklock.lock.root-path: neither equal to it nor one inside the other, so
+		 * that a group and a lock key of the same name never meet.
+		 */
+		private String rootPath = LeaderGroup.DEFAULT_ROOT_PATH;
+
+		/**
+		 * What a leader does while its connection to ZooKeeper is suspended: lead on
+		 * until the session is known lost (LEAD_ON), or step down at once (STEP_DOWN).
+		 */
+		private OnSuspended onSuspended = OnSuspended.LEAD_ON;
+
+		/**
+		 * How long a hand-off waits for running leader work to finish, and leader-only
+		 * components to stop, before it interrupts the work and gives leadership up.
+		 */
+		private Duration handOffTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Names of leader groups to join at startup, in addition to those that the
+		 * application's beans declare.
+		 */
+		private List<String> groups = new ArrayList<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getRootPath() {
+			return this.rootPath;
+		}
+
+		public void setRootPath(String rootPath) {
+			this.rootPath = rootPath;
+		}
+
+		public OnSuspended getOnSuspended() {
+			return this.onSuspended;
+		}
+
+		public void setOnSuspended(OnSuspended onSuspended) {
+			this.onSuspended = onSuspended;
+		}
+
+		public Duration getHandOffTimeout() {
+			return this.handOffTimeout;
+		}
+
+		public void setHandOffTimeout(Duration handOffTimeout) {
+			this.handOffTimeout = handOffTimeout;
+		}
+
+		public List<String> getGroups() {
+			return this.groups;
+		}
+
+		public void setGroups(List<String> groups) {
+			this.groups = groups;
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.zklock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -8,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.LockPaths;
 import dev.zklock.core.ZkLockOptions;
+import dev.zklock.core.leader.LeaderGroup;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -75,6 +77,48 @@ final class ZkLockPropertiesValidator {
 					"must be set when zklock.tls.enabled is true");
 		}
 		validateNamespace(properties.getNamespace(), lock.getRootPath());
+		validateLeadership(properties.getLeadership(), lock.getRootPath());
+	}
+
+	/**
+	 * The leadership root path must be valid and apart from the lock root path (as
+	 * {@code ZkLockRegistry.joinLeadership} requires, which would otherwise fail only at
+	 * start); each group name must be a valid one. Not checked when leadership is off:
+	 * nothing uses them.
+	 */
+	private static void validateLeadership(ZkLockProperties.Leadership leadership, String lockRootPath) {
+		if (!leadership.isEnabled()) {
+			return;
+		}
+		String rootPath = leadership.getRootPath();
+		try {
+			LockPaths.validateRootPath(rootPath);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("zklock.leadership.root-path",
+					LockPaths.printable(rootPath),
+					String.valueOf(ex.getMessage()).replace("Lock root path", "Leadership root path"));
+		}
+		if (rootPath.equals(lockRootPath) || rootPath.startsWith(lockRootPath + "/")
+				|| lockRootPath.startsWith(rootPath + "/")) {
+			throw new InvalidConfigurationPropertyValueException("zklock.leadership.root-path",
+					LockPaths.printable(rootPath),
+					"must be apart from zklock.lock.root-path '" + LockPaths.printable(lockRootPath)
+							+ "' (neither equal to it nor one inside the other): a leader group and a lock key "
+							+ "of the same name would meet");
+		}
+		notNegative("zklock.leadership.hand-off-timeout", leadership.getHandOffTimeout());
+		List<String> groups = leadership.getGroups();
+		for (int i = 0; i < groups.size(); i++) {
+			String group = groups.get(i);
+			try {
+				LeaderGroup.validateName(group);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException("zklock.leadership.groups[" + i + "]",
+						LockPaths.printable(String.valueOf(group)), ex.getMessage());
+			}
+		}
 	}
 
 	/**

@@ -2,14 +2,18 @@ package dev.zklock.health;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 import dev.zklock.core.ConnectionStatus;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.leadership.ZkLeadership;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -26,6 +30,10 @@ import org.springframework.boot.health.contributor.Status;
  * </ul>
  * Details: connect string, state, session id in hex, negotiated session timeout, time
  * since the last state change, and the number of locks this JVM holds. Never credentials.
+ * With a {@link ZkLeadership}, also {@code leadership}: each group of this instance, by
+ * name, and its part in it: {@code LEADER}, {@code CANDIDATE} (in the queue), or
+ * {@code NOT_JOINED} (before the application starts, or after it stops). Leadership never
+ * changes the status: an instance that does not lead is as healthy as one that does.
  *
  * @author zk-lock
  */
@@ -33,13 +41,25 @@ public class ZkLockHealthIndicator extends AbstractHealthIndicator {
 
 	private final ZkLockRegistry registry;
 
+	private final @Nullable ZkLeadership leadership;
+
 	/**
 	 * Create a new instance.
 	 * @param registry the registry whose client and locks are reported
 	 */
 	public ZkLockHealthIndicator(ZkLockRegistry registry) {
+		this(registry, null);
+	}
+
+	/**
+	 * Create a new instance that also reports this instance's leader groups.
+	 * @param registry the registry whose client and locks are reported
+	 * @param leadership the leadership whose groups are reported, if any
+	 */
+	public ZkLockHealthIndicator(ZkLockRegistry registry, @Nullable ZkLeadership leadership) {
 		super("ZooKeeper health check failed");
 		this.registry = registry;
+		this.leadership = leadership;
 	}
 
 	@Override
@@ -71,6 +91,27 @@ public class ZkLockHealthIndicator extends AbstractHealthIndicator {
 		}
 		builder.withDetail("sinceLastChange", Duration.between(status.since(), Instant.now()).toString())
 			.withDetail("heldLocks", this.registry.heldCount());
+		if (this.leadership != null) {
+			builder.withDetail("leadership", leadership(this.leadership));
+		}
+	}
+
+	/**
+	 * Each group's part, from what this instance knows: no ZooKeeper read.
+	 */
+	private static Map<String, String> leadership(ZkLeadership leadership) {
+		Map<String, String> groups = new LinkedHashMap<>();
+		for (String group : leadership.getGroups()) {
+			String part;
+			if (leadership.isLeader(group)) {
+				part = "LEADER";
+			}
+			else {
+				part = (leadership.candidate(group) != null) ? "CANDIDATE" : "NOT_JOINED";
+			}
+			groups.put(group, part);
+		}
+		return groups;
 	}
 
 }

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.autoconfigure.web.ServletProblemWriter;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -18,11 +19,12 @@ import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
 
 /**
  * Spring MVC {@link org.springframework.web.servlet.HandlerExceptionResolver} that
- * answers a key the {@code zklocks} endpoint refused ({@link InvalidLockKeyException})
- * with {@code 400 Bad Request} and an RFC 9457 problem ({@code application/problem+json})
- * whose {@code detail} names the rule the key broke, its control characters escaped. It
- * logs one DEBUG line, without a stack trace: a bad request is the client's error, not
- * the server's.
+ * answers a key the {@code zklocks} endpoint refused ({@link InvalidLockKeyException}),
+ * or a group name the {@code zkleaders} endpoint refused
+ * ({@link InvalidLeaderGroupException}), with {@code 400 Bad Request} and an RFC 9457
+ * problem ({@code application/problem+json}) whose {@code detail} names the rule the key
+ * or name broke, its control characters escaped. It logs one DEBUG line, without a stack
+ * trace: a bad request is the client's error, not the server's.
  * <p>
  * Spring Boot turns the exception into a {@code ResponseStatusException} with status 400,
  * which Spring MVC would send as an error for Boot's error page; this resolver runs first
@@ -53,7 +55,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 	@Override
 	protected @Nullable ModelAndView doResolveException(HttpServletRequest request, HttpServletResponse response,
 			@Nullable Object handler, Exception ex) {
-		InvalidLockKeyException invalid = find(ex);
+		InvalidEndpointRequestException invalid = find(ex);
 		if (invalid == null || response.isCommitted()) {
 			return null;
 		}
@@ -62,10 +64,12 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 			return null;
 		}
 		if (this.logger.isDebugEnabled()) {
-			this.logger.debug("Refused " + request.getMethod() + " of the zklocks endpoint: " + invalid.getReason());
+			this.logger.debug("Refused " + request.getMethod() + " of the " + endpoint(invalid) + " endpoint: "
+					+ invalid.getReason());
 		}
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, invalid.getReason());
-		problem.setTitle("Invalid lock key");
+		problem
+			.setTitle((invalid instanceof InvalidLeaderGroupException) ? "Invalid leader group" : "Invalid lock key");
 		try {
 			ServletProblemWriter.write(converter, response, HttpStatus.BAD_REQUEST, problem);
 		}
@@ -76,11 +80,16 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 		return new ModelAndView();
 	}
 
-	private static @Nullable InvalidLockKeyException find(Throwable ex) {
+	private static String endpoint(InvalidEndpointRequestException invalid) {
+		return (invalid instanceof InvalidLeaderGroupException) ? "zkleaders" : "zklocks";
+	}
+
+	private static @Nullable InvalidEndpointRequestException find(Throwable ex) {
 		Throwable candidate = ex;
 		for (int depth = 0; candidate != null && depth < MAX_CAUSE_DEPTH; depth++) {
-			if (candidate instanceof InvalidLockKeyException invalid) {
-				return invalid;
+			// Only zk-lock's own: other endpoints' bad requests are left to Spring MVC
+			if (candidate instanceof InvalidLockKeyException || candidate instanceof InvalidLeaderGroupException) {
+				return (InvalidEndpointRequestException) candidate;
 			}
 			Throwable cause = candidate.getCause();
 			candidate = (cause != candidate) ? cause : null;

@@ -3,7 +3,9 @@ package dev.zklock.autoconfigure.health;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.health.ZkLockHealthIndicator;
+import dev.zklock.leadership.ZkLeadership;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,7 +18,8 @@ import org.springframework.context.annotation.Bean;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for the {@code zklock} health contributor, switched by
  * {@code management.health.zklock.enabled}. Named {@code zklock}, not {@code zookeeper},
- * so it sits beside Spring Cloud Zookeeper's.
+ * so it sits beside Spring Cloud Zookeeper's. Its details show this instance's leader
+ * groups when there is a {@link ZkLeadership}.
  *
  * @author zk-lock
  */
@@ -28,8 +31,8 @@ public final class ZkLockHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "zklockHealthIndicator")
-	ZkLockHealthIndicator zklockHealthIndicator(ZkLockRegistry registry) {
-		return new ZkLockHealthIndicator(registry);
+	ZkLockHealthIndicator zklockHealthIndicator(ZkLockRegistry registry, ObjectProvider<ZkLeadership> leadership) {
+		return new ZkLockHealthIndicator(registry, leadership.getIfUnique());
 	}
 
 }

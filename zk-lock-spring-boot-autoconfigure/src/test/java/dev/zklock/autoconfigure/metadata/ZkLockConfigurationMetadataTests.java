@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.zklock.core.LostLockPolicy;
+import dev.zklock.core.leader.OnSuspended;
 
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
@@ -93,15 +94,23 @@ class ZkLockConfigurationMetadataTests {
 	/**
 	 * A key below a property of another type (a bean whose properties the metadata does
 	 * not list) would be reported although Spring Boot binds it: zk-lock's properties are
-	 * single values, or nested classes that the metadata describes.
+	 * single values, nested classes that the metadata describes, or a list of strings
+	 * (whose indexed keys belong to it: {@link #keysBelowAListPropertyAreKnown()}).
 	 */
 	@Test
 	void everyZkLockPropertyIsASingleValue() throws IOException {
 		Set<String> singleValues = Set.of(String.class.getName(), Boolean.class.getName(), Integer.class.getName(),
-				Duration.class.getName(), Path.class.getName(), LostLockPolicy.class.getName());
+				Duration.class.getName(), Path.class.getName(), LostLockPolicy.class.getName(),
+				OnSuspended.class.getName(), "java.util.List<java.lang.String>");
 		assertThat(generatedProperties().values()).filteredOn((property) -> property.getId().startsWith("zklock."))
 			.isNotEmpty()
 			.allSatisfy((property) -> assertThat(property.getType()).as(property.getId()).isIn(singleValues));
+	}
+
+	@Test
+	void keysBelowAListPropertyAreKnown() {
+		assertThat(this.metadata.isKnown(source("zklock.leadership.groups[0]"))).isTrue();
+		assertThat(this.metadata.isKnown(source("zklock.leadership.groups"))).isTrue();
 	}
 
 	private static ConfigurationPropertySource source(String key) {

@@ -1,0 +1,67 @@
+package dev.zklock.autoconfigure.endpoint;
+
+import dev.zklock.autoconfigure.leadership.ZkLeadershipAutoConfiguration;
+import dev.zklock.autoconfigure.web.ServletProblemWriter;
+import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.leadership.ZkLeadership;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link ZkLeadersEndpoint}, available only when exposed like
+ * any endpoint ({@code management.endpoints.web.exposure.include=zkleaders}); its
+ * {@code DELETE} operation, which asks a group's leader to hand over, only with
+ * {@code zklock.endpoint.revocation-enabled=true}, the switch of the {@code zklocks}
+ * endpoint's revocation. With Spring MVC, a name that cannot be a group name is answered
+ * with a {@code 400} problem ({@link InvalidLockKeyProblemResolver}).
+ *
+ * @author zk-lock
+ */
+@AutoConfiguration(after = ZkLeadershipAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean({ ZkLockRegistry.class, ZkLeadership.class })
+@ConditionalOnAvailableEndpoint(ZkLeadersEndpoint.class)
+public final class ZkLeadersEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ZkLeadersEndpoint zkLeadersEndpoint(ZkLeadership leadership, ZkLockRegistry registry) {
+		return new ZkLeadersEndpoint(leadership, registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty("zklock.endpoint.revocation-enabled")
+	ZkLeadersRevocationWebExtension zkLeadersRevocationWebExtension(ZkLeadership leadership, ZkLockRegistry registry) {
+		return new ZkLeadersRevocationWebExtension(leadership, registry);
+	}
+
+	// Also here: the zklocks endpoint, which registers it too, may not be exposed
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass({ DispatcherServlet.class, RequestMappingHandlerAdapter.class })
+	static final class ServletConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		InvalidLockKeyProblemResolver zkLeadersInvalidGroupProblemResolver(
+				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
+			return new InvalidLockKeyProblemResolver(ServletProblemWriter.mvcMessageConverters(handlerAdapter));
+		}
+
+	}
+
+}
