@@ -1,6 +1,8 @@
 package dev.zklock.aop;
 
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -37,6 +39,9 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
 	private final LeaderOperationSource operationSource;
 
 	private final Supplier<ZkLeadership> leadership;
+
+	/** The groups known to be added to the leadership. */
+	private final Set<String> groups = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * @param leadership supplies the application's leadership, resolved on first use so
@@ -77,7 +82,12 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
 	}
 
 	private @Nullable Object work(LeaderOperation operation, MethodInvocation invocation) throws Throwable {
-		LeaderWork work = this.leadership.get().startWork(operation.group());
+		ZkLeadership leadership = this.leadership.get();
+		// Added at startup; unless called before, by a bean being initialized
+		if (this.groups.add(operation.group())) {
+			leadership.addGroup(operation.group());
+		}
+		LeaderWork work = leadership.startWork(operation.group());
 		if (work == null) {
 			if (logger.isTraceEnabled()) {
 				logger.trace("Skipped " + operation.describeMethod() + ": this instance does not lead group '"

@@ -13,9 +13,10 @@ import org.jspecify.annotations.Nullable;
  * @param method the method, as declared on the target class
  * @param targetClass the target class
  * @param kind what a call of the method does
+ * @param onType whether the annotation is its type's rather than its own
  * @param skip what a skipped call returns; {@code null} but for {@link Kind#WORK}
  */
-record LeaderOperation(String group, Method method, Class<?> targetClass, Kind kind,
+record LeaderOperation(String group, Method method, Class<?> targetClass, Kind kind, boolean onType,
 		NotAcquired.@Nullable Skip skip) implements ProxiedMethod {
 
 	static final String ANNOTATION = "@LeaderOnly";
@@ -71,6 +72,16 @@ record LeaderOperation(String group, Method method, Class<?> targetClass, Kind k
 	@Override
 	public boolean checksSelfCalls() {
 		return this.kind == Kind.WORK;
+	}
+
+	/**
+	 * Leader work that calls leader work of its own group through {@code this} runs it as
+	 * its own: the term it runs in holds, and ends both.
+	 */
+	@Override
+	public boolean covers(ProxiedMethod callee) {
+		return this.kind == Kind.WORK && callee instanceof LeaderOperation leaderOnly && leaderOnly.kind == Kind.WORK
+				&& leaderOnly.group.equals(this.group);
 	}
 
 }

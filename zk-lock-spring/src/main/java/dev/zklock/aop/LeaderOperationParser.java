@@ -74,7 +74,7 @@ final class LeaderOperationParser {
 			onMethod = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
 		}
 		if (onMethod != null) {
-			return work(onMethod, specificMethod, userClass);
+			return work(onMethod, specificMethod, userClass, false);
 		}
 		if (Lifecycle.class.isAssignableFrom(userClass)) {
 			LeaderOnly onComponent = AnnotatedElementUtils.findMergedAnnotation(userClass, LeaderOnly.class);
@@ -83,7 +83,7 @@ final class LeaderOperationParser {
 				return null;
 			}
 			String description = LockOperation.describe(specificMethod, userClass);
-			return new LeaderOperation(group(onComponent, description), specificMethod, userClass, kind, null);
+			return new LeaderOperation(group(onComponent, description), specificMethod, userClass, kind, true, null);
 		}
 		LeaderOnly onType = AnnotatedElementUtils.findMergedAnnotation(specificMethod.getDeclaringClass(),
 				LeaderOnly.class);
@@ -94,10 +94,10 @@ final class LeaderOperationParser {
 				|| ReflectionUtils.isToStringMethod(specificMethod)) {
 			return null;
 		}
-		return work(onType, specificMethod, userClass);
+		return work(onType, specificMethod, userClass, true);
 	}
 
-	private LeaderOperation work(LeaderOnly leaderOnly, Method method, Class<?> userClass) {
+	private LeaderOperation work(LeaderOnly leaderOnly, Method method, Class<?> userClass, boolean onType) {
 		String description = LockOperation.describe(method, userClass);
 		checkModifiers(method, description);
 		String group = group(leaderOnly, description);
@@ -116,7 +116,7 @@ final class LeaderOperationParser {
 		NotAcquired.Skip skip = NotAcquired.Skip.of(returnType, ANNOTATION, description,
 				ANNOTATION + " skips the call where this instance does not lead, and",
 				"or check ZkLeadership.isLeader(\"" + group + "\") in code");
-		return new LeaderOperation(group, method, userClass, LeaderOperation.Kind.WORK, skip);
+		return new LeaderOperation(group, method, userClass, LeaderOperation.Kind.WORK, onType, skip);
 	}
 
 	/**

@@ -251,7 +251,10 @@ final class LockedBeanVerifier
 	private static void verify(ProxiedMethod operation, Advised advised, Object proxy) {
 		Method method = operation.method();
 		if (AopUtils.isJdkDynamicProxy(proxy)) {
-			if (!isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
+			// A method leader-only through its type's annotation, and on no interface,
+			// cannot be called through the bean at all
+			if (!(operation instanceof LeaderOperation leaderOnly && leaderOnly.onType())
+					&& !isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
 				throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
 						"the bean has an interface-based proxy, and the method is on none of its interfaces: callers "
 								+ "cannot reach it through the proxy, so " + operation.unguarded(),

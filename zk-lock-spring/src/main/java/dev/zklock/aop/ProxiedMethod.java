@@ -50,4 +50,14 @@ interface ProxiedMethod {
 		return true;
 	}
 
+	/**
+	 * Return whether a self-call from this method to {@code callee} is harmless, as what
+	 * the callee's annotation asks for holds already while this method runs.
+	 * @param callee the method called through {@code this}
+	 * @return whether the call needs no proxy
+	 */
+	default boolean covers(ProxiedMethod callee) {
+		return false;
+	}
+
 }

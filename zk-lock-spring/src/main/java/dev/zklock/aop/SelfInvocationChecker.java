@@ -36,7 +36,9 @@ import org.springframework.util.ClassUtils;
  * from their class files ({@link SelfCallSites}). A call counts when its receiver is the
  * bean and the method it reaches on the bean's class, after overriding, is locked; unless
  * the caller (or the method a lambda or a local or anonymous class is written in)
- * declares it deliberate with {@code @UnlockedSelfCall}.
+ * declares it deliberate with {@code @UnlockedSelfCall}, or the caller is itself leader
+ * work of the group the called {@code @LeaderOnly} method leads (it runs in the caller's
+ * term).
  *
  * <p>
  * Every {@code @DistributedLock} is applied by a Spring AOP proxy (there is no AspectJ
@@ -131,6 +133,12 @@ final class SelfInvocationChecker {
 			}
 		}
 		Methods methods = new Methods(beanClass, hierarchy, lockedNames);
+		Map<String, ProxiedMethod> callers = new HashMap<>();
+		for (ProxiedMethod operation : operations) {
+			Method method = operation.method();
+			callers.putIfAbsent(Type.getInternalName(method.getDeclaringClass()) + "." + method.getName()
+					+ Type.getMethodDescriptor(method), operation);
+		}
 		Set<SelfCall> calls = new LinkedHashSet<>();
 		for (SelfCallSites sites : sitesByClass.values()) {
 			boolean inHierarchy = hierarchy.containsKey(sites.className());
@@ -154,6 +162,13 @@ final class SelfInvocationChecker {
 				ProxiedMethod operation = locked
 					.get(target.isBridge() ? BridgeMethodResolver.findBridgedMethod(target) : target);
 				if (operation == null || isDeclaredDeliberate(sitesByClass, sites, site, target.getName())) {
+					continue;
+				}
+				// A plain call (not from a lambda, which may run later) from a method
+				// whose own proxy gives the callee what it needs
+				ProxiedMethod caller = inHierarchy
+						? callers.get(sites.className() + "." + site.caller() + site.callerDescriptor()) : null;
+				if (caller != null && caller.covers(operation)) {
 					continue;
 				}
 				calls.add(new SelfCall(caller(sitesByClass, sites, site), location(sites, site), operation.annotation(),

@@ -106,6 +106,22 @@ class InvalidLeaderOnlyDeclarationTests {
 	}
 
 	@Test
+	void selfCallFromLeaderWorkOfAnotherGroup() {
+		SelfInvocationException failure = cause(startupFailure("g", SelfCallAcrossGroups.class),
+				SelfInvocationException.class);
+		assertThat(failure.getCalls()).singleElement()
+			.satisfies((call) -> assertThat(call.caller()).contains(".billing()"));
+	}
+
+	@Test
+	void selfCallsFromLeaderWorkOfTheSameGroupStart() throws Exception {
+		try (AnnotationConfigApplicationContext context = LeaderOnlyContext.start(this.zk, "g",
+				SelfCallsInOneGroup.class, TypeLevelSelfCalls.class)) {
+			assertThat(context.getBean(dev.zklock.leadership.ZkLeadership.class).getGroups()).containsExactly("g");
+		}
+	}
+
+	@Test
 	void noLeadership() {
 		Throwable thrown = null;
 		try (AnnotationConfigApplicationContext context = LeaderOnlyContext
@@ -291,6 +307,48 @@ class InvalidLeaderOnlyDeclarationTests {
 
 		@LeaderOnly(group = "g")
 		public void run() {
+		}
+
+	}
+
+	public static class SelfCallAcrossGroups {
+
+		@LeaderOnly(group = "g")
+		public void billing() {
+			reports();
+		}
+
+		@LeaderOnly(group = "h")
+		public void reports() {
+		}
+
+	}
+
+	public static class SelfCallsInOneGroup {
+
+		@LeaderOnly(group = "${test.group}")
+		public void all() {
+			one();
+		}
+
+		@LeaderOnly(group = "g")
+		public void one() {
+		}
+
+	}
+
+	@LeaderOnly(group = "g")
+	public static class TypeLevelSelfCalls {
+
+		public void all() {
+			one();
+			two();
+		}
+
+		public void one() {
+		}
+
+		public void two() {
 		}
 
 	}

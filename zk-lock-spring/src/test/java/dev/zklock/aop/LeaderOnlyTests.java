@@ -52,8 +52,10 @@ class LeaderOnlyTests {
 
 	@Test
 	void runsOnlyOnTheLeaderWithItsContextAndIsSkippedElsewhere() throws Exception {
-		try (AnnotationConfigApplicationContext a = LeaderOnlyContext.start(this.zk, "reports", Jobs.class);
-				AnnotationConfigApplicationContext b = LeaderOnlyContext.start(this.zk, "reports", Jobs.class)) {
+		try (AnnotationConfigApplicationContext a = LeaderOnlyContext.start(this.zk, "reports", Jobs.class,
+				TypeLevelJobs.class);
+				AnnotationConfigApplicationContext b = LeaderOnlyContext.start(this.zk, "reports", Jobs.class,
+						TypeLevelJobs.class)) {
 			AnnotationConfigApplicationContext leader = awaitLeader("reports", a, b);
 			AnnotationConfigApplicationContext follower = (leader == a) ? b : a;
 			Jobs leaderJobs = leader.getBean(Jobs.class);
@@ -67,6 +69,10 @@ class LeaderOnlyTests {
 			assertThat(leaderJobs.names()).containsExactly("a");
 			assertThat(followerJobs.names()).isEmpty();
 			assertThat(followerJobs.maybe()).isEmpty();
+			// On a type, every public method
+			assertThat(leader.getBean(TypeLevelJobs.class).who()).isEqualTo("the leader");
+			assertThat(follower.getBean(TypeLevelJobs.class).who()).isNull();
+			assertThat(follower.getBean(TypeLevelJobs.class).toString()).isEqualTo("jobs");
 			LeaderTerm term = leader.getBean(ZkLeadership.class).currentTerm("reports");
 			assertThat(term).isNotNull();
 			assertThat(leaderJobs.probe().group).hasValue("reports");
@@ -301,6 +307,20 @@ class LeaderOnlyTests {
 			}
 			this.probe.interrupted.set(Thread.currentThread().isInterrupted());
 			return "ran until interrupted";
+		}
+
+	}
+
+	@LeaderOnly(group = "${test.group}")
+	public static class TypeLevelJobs {
+
+		public String who() {
+			return "the leader";
+		}
+
+		@Override
+		public String toString() {
+			return "jobs";
 		}
 
 	}
