@@ -42,6 +42,11 @@ import java.lang.annotation.Target;
  * {@code @Lazy MyService self} or {@code ObjectProvider<MyService>}) are locked and need
  * no annotation.
  *
+ * <p>
+ * It covers {@link LeaderOnly @LeaderOnly} methods alike: a call through {@code this}
+ * runs the method on this instance whether it leads or not, which the caller may mean (it
+ * is leader work itself, of the same group, say).
+ *
  * @author zk-lock
  * @see DistributedLock
  */

@@ -1,6 +1,7 @@
 /**
- * The {@link dev.zklock.annotation.DistributedLock @DistributedLock} and
- * {@link dev.zklock.annotation.DistributedSemaphore @DistributedSemaphore} annotations.
+ * The {@link dev.zklock.annotation.DistributedLock @DistributedLock},
+ * {@link dev.zklock.annotation.DistributedSemaphore @DistributedSemaphore} and
+ * {@link dev.zklock.annotation.LeaderOnly @LeaderOnly} annotations.
  */
 @NullMarked
 package dev.zklock.annotation;

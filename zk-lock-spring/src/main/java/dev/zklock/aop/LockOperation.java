@@ -28,7 +28,7 @@ import org.springframework.expression.Expression;
  */
 record LockOperation(LockDeclaration declaration, Method method, Class<?> targetClass, Expression parsedKey,
 		LockDefinition definition, AnnotatedElementKey elementKey, ReturnKind returnKind,
-		@Nullable ReactiveAdapter reactiveAdapter, NotAcquired notAcquired) {
+		@Nullable ReactiveAdapter reactiveAdapter, NotAcquired notAcquired) implements ProxiedMethod {
 
 	/**
 	 * How a locked method's work ends.
@@ -67,15 +67,22 @@ record LockOperation(LockDeclaration declaration, Method method, Class<?> target
 	 * Return the annotation, as {@code @DistributedLock}, for messages.
 	 * @return the annotation
 	 */
-	String annotation() {
+	@Override
+	public String annotation() {
 		return this.declaration.annotation();
+	}
+
+	@Override
+	public String unguarded() {
+		return "it would run without its lock";
 	}
 
 	/**
 	 * Return the method as {@code Class.method(ParamType, ...)}, for messages.
 	 * @return the description
 	 */
-	String describeMethod() {
+	@Override
+	public String describeMethod() {
 		return describe(this.method, this.targetClass);
 	}
 

@@ -330,7 +330,24 @@ final class LockOperationParser {
 	}
 
 	private String resolvePlaceholders(String value, String attribute, String annotation, String description) {
-		if (value.isEmpty() || !(this.beanFactory instanceof ConfigurableBeanFactory configurable)) {
+		return resolvePlaceholders(this.beanFactory, value, attribute, annotation, description);
+	}
+
+	/**
+	 * Resolve the placeholders of an attribute against the environment, strictly: one
+	 * that nothing resolves fails, naming the method, the attribute and the value.
+	 * @param beanFactory the bean factory whose embedded value resolvers resolve it, if
+	 * any
+	 * @param value the attribute's value
+	 * @param attribute the attribute's name, for messages
+	 * @param annotation the annotation, for messages
+	 * @param description the method, for messages
+	 * @return the resolved value
+	 * @throws InvalidLockDeclarationException if a placeholder cannot be resolved
+	 */
+	static String resolvePlaceholders(@Nullable BeanFactory beanFactory, String value, String attribute,
+			String annotation, String description) {
+		if (value.isEmpty() || !(beanFactory instanceof ConfigurableBeanFactory configurable)) {
 			return value;
 		}
 		String resolved;

@@ -3,6 +3,7 @@ package dev.zklock.aop;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,6 +57,13 @@ import org.springframework.util.ClassUtils;
  * give the same key.
  *
  * <p>
+ * <p>
+ * {@code @LeaderOnly} beans get the same checks (proxying, self-calls), and are then
+ * handed to {@link LeaderOnlyBeans}, which tells the application's leadership about their
+ * groups and leader-only components once every singleton exists, before the context
+ * starts.
+ *
+ * <p>
  * Not ordered: Spring runs unordered post-processors after ordered ones, the auto-proxy
  * creator among them.
  */
@@ -66,7 +74,11 @@ final class LockedBeanVerifier
 
 	private @Nullable DistributedLockAdvisor advisor;
 
+	private @Nullable LeaderOnlyAdvisor leaderAdvisor;
+
 	private boolean lockedBeansSeen;
+
+	private final LeaderOnlyBeans leaderOnlyBeans = new LeaderOnlyBeans();
 
 	private final SelfInvocationChecker selfInvocations = new SelfInvocationChecker();
 
@@ -93,14 +105,20 @@ final class LockedBeanVerifier
 			return;
 		}
 		DistributedLockAdvisor lockAdvisor = advisorUnlessInCreation();
-		if (lockAdvisor == null) {
-			return;
-		}
+		LeaderOnlyAdvisor leaderOnlyAdvisor = leaderAdvisorUnlessInCreation();
 		Class<?> targetClass = ClassUtils.getUserClass(beanType);
-		List<LockOperation> operations = lockedOperations(lockAdvisor, targetClass);
-		if (!operations.isEmpty()) {
-			this.selfInvocations.check(targetClass, beanName, operations);
+		List<LockOperation> operations = (lockAdvisor != null) ? lockedOperations(lockAdvisor, targetClass) : List.of();
+		List<LeaderOperation> leaderOperations = (leaderOnlyAdvisor != null)
+				? leaderOperations(leaderOnlyAdvisor, targetClass) : List.of();
+		if (!operations.isEmpty() || !leaderOperations.isEmpty()) {
+			this.selfInvocations.check(targetClass, beanName, both(operations, leaderOperations));
 		}
+	}
+
+	private static List<ProxiedMethod> both(List<LockOperation> locked, List<LeaderOperation> leaderOnly) {
+		List<ProxiedMethod> both = new ArrayList<>(locked);
+		both.addAll(leaderOnly);
+		return both;
 	}
 
 	@Override
@@ -109,34 +127,51 @@ final class LockedBeanVerifier
 			return bean;
 		}
 		DistributedLockAdvisor lockAdvisor = advisor();
-		if (lockAdvisor == null) {
-			return bean;
-		}
+		LeaderOnlyAdvisor leaderOnlyAdvisor = leaderAdvisor();
 		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
-		List<LockOperation> operations = lockedOperations(lockAdvisor, targetClass);
-		if (operations.isEmpty()) {
+		List<LockOperation> operations = (lockAdvisor != null) ? lockedOperations(lockAdvisor, targetClass) : List.of();
+		List<LeaderOperation> leaderOperations = (leaderOnlyAdvisor != null)
+				? leaderOperations(leaderOnlyAdvisor, targetClass) : List.of();
+		if (operations.isEmpty() && leaderOperations.isEmpty()) {
 			return bean;
 		}
-		this.lockedBeansSeen = true;
+		if (!operations.isEmpty()) {
+			this.lockedBeansSeen = true;
+		}
 		for (LockOperation operation : operations) {
 			checkOneRecipe(operation);
 		}
-		this.selfInvocations.check(targetClass, beanName, operations);
+		this.selfInvocations.check(targetClass, beanName, both(operations, leaderOperations));
 		if (!(bean instanceof Advised advised)) {
-			LockOperation first = operations.get(0);
+			if (!operations.isEmpty()) {
+				LockOperation first = operations.get(0);
+				throw new InvalidLockDeclarationException(first.annotation(), first.describeMethod(), null, "the bean '"
+						+ beanName + "' was not proxied (it was created before the @DistributedLock "
+						+ "advisor, for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
+						+ "its locked methods would run without their lock",
+						"Do not make this bean a dependency of a BeanPostProcessor, or lock in code with ZkLockTemplate");
+			}
+			LeaderOperation first = leaderOperations.get(0);
 			throw new InvalidLockDeclarationException(first.annotation(), first.describeMethod(), null,
-					"the bean '" + beanName + "' was not proxied (it was created before the @DistributedLock "
-							+ "advisor, for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
-							+ "its locked methods would run without their lock",
-					"Do not make this bean a dependency of a BeanPostProcessor, or lock in code with ZkLockTemplate");
+					"the bean '" + beanName + "' was not proxied (it was created before the @LeaderOnly advisor, "
+							+ "for example for a BeanPostProcessor, or it is excluded from auto-proxying): "
+							+ first.unguarded(),
+					"Do not make this bean a dependency of a BeanPostProcessor, or check leadership in code with "
+							+ "ZkLeadership");
 		}
-		if (!List.of(advised.getAdvisors()).contains(lockAdvisor)) {
-			// A proxy of someone else's making that delegates to the locked bean (a
-			// scoped proxy)
-			return bean;
+		List<Advisor> advisors = List.of(advised.getAdvisors());
+		// Otherwise a proxy of someone else's making that delegates to the bean (a scoped
+		// proxy)
+		if (advisors.contains(lockAdvisor)) {
+			for (LockOperation operation : operations) {
+				verify(operation, advised, bean);
+			}
 		}
-		for (LockOperation operation : operations) {
-			verify(operation, advised, bean);
+		if (!leaderOperations.isEmpty() && advisors.contains(leaderOnlyAdvisor)) {
+			for (LeaderOperation operation : leaderOperations) {
+				verify(operation, advised, bean);
+			}
+			this.leaderOnlyBeans.found(beanName, bean, leaderOperations);
 		}
 		return bean;
 	}
@@ -146,7 +181,18 @@ final class LockedBeanVerifier
 	 * operation source; then, once per class, what depends on how the class is proxied.
 	 */
 	private List<LockOperation> lockedOperations(DistributedLockAdvisor lockAdvisor, Class<?> targetClass) {
-		List<LockOperation> operations = lockAdvisor.operationSource().lockedOperations(targetClass);
+		return checkedClass(targetClass, lockAdvisor.operationSource().lockedOperations(targetClass));
+	}
+
+	/**
+	 * The leader-only operations of a class, each declaration parsed and checked once by
+	 * its operation source; then, once per class, what depends on how it is proxied.
+	 */
+	private List<LeaderOperation> leaderOperations(LeaderOnlyAdvisor leaderOnlyAdvisor, Class<?> targetClass) {
+		return checkedClass(targetClass, leaderOnlyAdvisor.operationSource().leaderOperations(targetClass));
+	}
+
+	private <O extends ProxiedMethod> List<O> checkedClass(Class<?> targetClass, List<O> operations) {
 		if (!operations.isEmpty() && this.checkedClasses.add(targetClass)) {
 			try {
 				checkFinalClass(targetClass, operations.get(0));
@@ -166,11 +212,11 @@ final class LockedBeanVerifier
 	 * is proxied; everything else that depends on the proxy is checked on the proxy
 	 * Spring actually makes.
 	 */
-	private void checkFinalClass(Class<?> targetClass, LockOperation operation) {
+	private void checkFinalClass(Class<?> targetClass, ProxiedMethod operation) {
 		if (Modifier.isFinal(targetClass.getModifiers()) && !targetClass.isInterface()
 				&& !Proxy.isProxyClass(targetClass) && autoProxyCreatorProxiesClasses()) {
 			throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
-					"its class is final, and class-based proxies are subclasses: it would run without its lock",
+					"its class is final, and class-based proxies are subclasses: " + operation.unguarded(),
 					"Make the class non-final, or declare the method on an interface and set "
 							+ "spring.aop.proxy-target-class=false (or @EnableDistributedLocks(proxyTargetClass = false))");
 		}
@@ -202,20 +248,23 @@ final class LockedBeanVerifier
 						+ "same permits), or give the two keys distinct prefixes if they name different things");
 	}
 
-	private static void verify(LockOperation operation, Advised advised, Object proxy) {
+	private static void verify(ProxiedMethod operation, Advised advised, Object proxy) {
 		Method method = operation.method();
 		if (AopUtils.isJdkDynamicProxy(proxy)) {
-			if (!isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
+			// A method leader-only through its type's annotation, and on no interface,
+			// cannot be called through the bean at all
+			if (!(operation instanceof LeaderOperation leaderOnly && leaderOnly.onType())
+					&& !isOnAnInterface(method, advised.getProxiedInterfaces(), operation.targetClass())) {
 				throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
 						"the bean has an interface-based proxy, and the method is on none of its interfaces: callers "
-								+ "cannot reach it through the proxy, so it would run without its lock",
+								+ "cannot reach it through the proxy, so " + operation.unguarded(),
 						"Declare the method on one of the bean's interfaces, or use class-based proxies "
 								+ "(spring.aop.proxy-target-class=true, or @EnableDistributedLocks(proxyTargetClass = true))");
 			}
 		}
 		else if (Modifier.isFinal(method.getModifiers()) && !method.getDeclaringClass().isInterface()) {
 			throw new InvalidLockDeclarationException(operation.annotation(), operation.describeMethod(), null,
-					"the method is final, and class-based proxies cannot override it: it would run without its lock",
+					"the method is final, and class-based proxies cannot override it: " + operation.unguarded(),
 					"Remove 'final' from the method");
 		}
 	}
@@ -239,6 +288,7 @@ final class LockedBeanVerifier
 	@Override
 	public void afterSingletonsInstantiated() {
 		this.selfInvocations.startupDone();
+		this.leaderOnlyBeans.startupDone(this.beanFactory);
 		if (!this.lockedBeansSeen || !(this.beanFactory instanceof ListableBeanFactory listable)) {
 			return;
 		}
@@ -258,6 +308,26 @@ final class LockedBeanVerifier
 			}
 		}
 		return this.advisor;
+	}
+
+	private @Nullable LeaderOnlyAdvisor leaderAdvisorUnlessInCreation() {
+		if (this.leaderAdvisor == null && this.beanFactory instanceof ConfigurableListableBeanFactory factory) {
+			String[] names = factory.getBeanNamesForType(LeaderOnlyAdvisor.class, true, false);
+			if (names.length == 1 && !factory.isCurrentlyInCreation(names[0])) {
+				this.leaderAdvisor = factory.getBean(names[0], LeaderOnlyAdvisor.class);
+			}
+		}
+		return this.leaderAdvisor;
+	}
+
+	private @Nullable LeaderOnlyAdvisor leaderAdvisor() {
+		if (this.leaderAdvisor == null && this.beanFactory instanceof ListableBeanFactory listable) {
+			String[] names = listable.getBeanNamesForType(LeaderOnlyAdvisor.class, true, false);
+			if (names.length == 1) {
+				this.leaderAdvisor = listable.getBean(names[0], LeaderOnlyAdvisor.class);
+			}
+		}
+		return this.leaderAdvisor;
 	}
 
 	private @Nullable DistributedLockAdvisor advisor() {

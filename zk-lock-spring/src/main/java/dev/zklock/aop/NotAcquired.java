@@ -90,25 +90,7 @@ abstract sealed class NotAcquired {
 						"onLocked = SKIP is not supported on a Kotlin suspend function",
 						"Remove onLocked and catch LockAcquisitionException around the call");
 			}
-			if (returnType.isPrimitive() && returnType != void.class) {
-				throw new InvalidLockDeclarationException(annotation, description, null,
-						"onLocked = SKIP needs something to return when the method is skipped, but it returns "
-								+ returnType.getName() + ", which has no empty value",
-						"Return a wrapper type (" + ClassUtils.resolvePrimitiveIfNecessary(returnType).getSimpleName()
-								+ ", null when skipped), an Optional, or void; or name a fallback method");
-			}
-			Skip skip = new Skip(returnType);
-			try {
-				skip.nothing();
-			}
-			catch (RuntimeException ex) {
-				throw new InvalidLockDeclarationException(annotation, description, null,
-						"onLocked = SKIP needs an empty " + returnType.getName() + " to return when the method is "
-								+ "skipped, and none can be made (" + ex.getMessage() + ")",
-						"Declare the return type as an interface such as List, Set, Queue or Map, or Optional, or "
-								+ "name a fallback method");
-			}
-			return skip;
+			return Skip.of(returnType, annotation, description, "onLocked = SKIP", "or name a fallback method");
 		}
 		return THROW;
 	}
@@ -147,6 +129,41 @@ abstract sealed class NotAcquired {
 
 		Skip(Class<?> returnType) {
 			this.returnType = returnType;
+		}
+
+		/**
+		 * Return how to skip a method of a return type, checked: a skipped call that has
+		 * nothing to return fails startup.
+		 * @param returnType the method's return type, resolved on the target class
+		 * @param annotation the annotation, for messages
+		 * @param description the method, for messages
+		 * @param skipper what skips the call, to begin a sentence:
+		 * {@code onLocked = SKIP}
+		 * @param otherwise the other way out, to end the action: {@code or name a
+		 * fallback method}
+		 * @return the skip
+		 * @throws InvalidLockDeclarationException if nothing can be returned
+		 */
+		static Skip of(Class<?> returnType, String annotation, String description, String skipper, String otherwise) {
+			if (returnType.isPrimitive() && returnType != void.class) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						skipper + " needs something to return when the method is skipped, but it returns "
+								+ returnType.getName() + ", which has no empty value",
+						"Return a wrapper type (" + ClassUtils.resolvePrimitiveIfNecessary(returnType).getSimpleName()
+								+ ", null when skipped), an Optional, or void; " + otherwise);
+			}
+			Skip skip = new Skip(returnType);
+			try {
+				skip.nothing();
+			}
+			catch (RuntimeException ex) {
+				throw new InvalidLockDeclarationException(annotation, description, null,
+						skipper + " needs an empty " + returnType.getName() + " to return when the method is "
+								+ "skipped, and none can be made (" + ex.getMessage() + ")",
+						"Declare the return type as an interface such as List, Set, Queue or Map, or Optional, "
+								+ otherwise);
+			}
+			return skip;
 		}
 
 		@Override

@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.leadership.ZkLeadership;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.ZkLockHeldObservationConvention;
@@ -22,14 +23,15 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
- * The infrastructure of {@code @DistributedLock} and {@code @DistributedSemaphore}, as
- * Spring's {@code ProxyCachingConfiguration} is for {@code @Cacheable}: the operation
- * source, the interceptor and the advisor that combines them, each a bean of its own, and
- * the verifier that checks, at startup, every locked bean and its proxy. Imported by
- * {@link EnableDistributedLocks @EnableDistributedLocks} and by the Spring Boot
- * auto-configuration.
+ * The infrastructure of {@code @DistributedLock}, {@code @DistributedSemaphore} and
+ * {@code @LeaderOnly}, as Spring's {@code ProxyCachingConfiguration} is for
+ * {@code @Cacheable}: the operation source, the interceptor and the advisor that combines
+ * them, each a bean of its own, and the verifier that checks, at startup, every locked
+ * bean and its proxy. Imported by {@link EnableDistributedLocks @EnableDistributedLocks}
+ * and by the Spring Boot auto-configuration.
  *
  * <p>
  * The advisor's order comes from {@code @EnableDistributedLocks(order = ...)}, else from
@@ -39,6 +41,12 @@ import org.springframework.core.type.AnnotationMetadata;
  * application's {@link ZkLockTemplate}, or one made from its {@link ZkLockRegistry},
  * looked up at the first call, so that the advisor can exist before the ZooKeeper client;
  * one made here is stopped and closed with the context as the application's would be.
+ *
+ * <p>
+ * The {@code @LeaderOnly} advisor is ordered one before the lock's, so leadership is
+ * checked before the lock is taken; its calls run as leader work of the application's
+ * {@link ZkLeadership}, which the verifier tells every group and leader-only component
+ * once the singletons exist, before the context starts.
  *
  * @author zk-lock
  */
@@ -131,7 +139,53 @@ public class ProxyDistributedLockConfiguration implements ImportAware, Environme
 	}
 
 	/**
-	 * Checks the proxies Spring makes for locked beans.
+	 * The advisor for {@code @LeaderOnly} methods and leader-only components, made of the
+	 * operation source and the interceptor beans; ordered just before the
+	 * {@code @DistributedLock} advisor, so that an instance that does not lead neither
+	 * locks nor begins a transaction.
+	 * @param operationSource finds the leader-only operation of a method
+	 * @param interceptor runs a leader-only call as leader work, or skips it
+	 * @return the advisor
+	 */
+	@Bean(name = "leaderOnlyAdvisor")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	LeaderOnlyAdvisor leaderOnlyAdvisor(LeaderOperationSource operationSource, LeaderOnlyInterceptor interceptor) {
+		int order = order();
+		return new LeaderOnlyAdvisor(operationSource, interceptor, (order != Integer.MIN_VALUE) ? order - 1 : order);
+	}
+
+	/**
+	 * Finds, parses and checks the {@code @LeaderOnly} of a method or its type, once per
+	 * method and target class.
+	 * @param beanFactory resolves placeholders in the group
+	 * @return the operation source
+	 */
+	@Bean(name = "leaderOnlyOperationSource")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LeaderOperationSource leaderOnlyOperationSource(BeanFactory beanFactory) {
+		return new LeaderOperationSource(new LeaderOperationParser(beanFactory));
+	}
+
+	/**
+	 * Runs each leader-only call as leader work of the application's
+	 * {@link ZkLeadership}, looked up at the first call.
+	 * @param operationSource finds the leader-only operation of the method called
+	 * @param leadership the application's leadership
+	 * @return the interceptor
+	 */
+	@Bean(name = "leaderOnlyInterceptor")
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LeaderOnlyInterceptor leaderOnlyInterceptor(LeaderOperationSource operationSource,
+			ObjectProvider<ZkLeadership> leadership) {
+		return new LeaderOnlyInterceptor(operationSource, SingletonSupplier.of(() -> leadership.getIfUnique(() -> {
+			throw new IllegalStateException("@LeaderOnly methods need a ZkLeadership bean, and the application "
+					+ "defines none (or several, none of them primary)");
+		})));
+	}
+
+	/**
+	 * Checks the proxies Spring makes for locked and leader-only beans, and tells the
+	 * leadership about the leader-only ones.
 	 * @return the verifier
 	 */
 	@Bean(name = "distributedLockVerifier")

@@ -98,9 +98,7 @@ final class ReturnTypes {
 		if (adapter != null) {
 			return LockOperation.ReturnKind.REACTIVE;
 		}
-		boolean kotlinSuspend = method.getParameterCount() > 0
-				&& method.getParameterTypes()[method.getParameterCount() - 1].getName()
-					.equals("kotlin.coroutines.Continuation");
+		boolean kotlinSuspend = takesContinuation(method);
 		if (kotlinSuspend || Future.class.isAssignableFrom(type) || BaseStream.class.isAssignableFrom(type)
 				|| isPublisher(type) || isDeferredByName(type)) {
 			throw new InvalidLockDeclarationException(annotation, description, null,
@@ -113,6 +111,31 @@ final class ReturnTypes {
 							+ " (the lock is held until it completes), or return the result itself");
 		}
 		return LockOperation.ReturnKind.SYNCHRONOUS;
+	}
+
+	/**
+	 * Say whether a method's work goes on after it returns, whatever can follow it: for
+	 * what must end when the method returns.
+	 * @param method the method
+	 * @param type its return type, resolved on the target class
+	 * @return why its work outlives the call, to follow "because" ({@code it returns
+	 * java.util.concurrent.CompletableFuture}), or {@code null} if it ends with the call
+	 */
+	static @Nullable String deferredWork(Method method, Class<?> type) {
+		if (takesContinuation(method)) {
+			return "it is a Kotlin suspend function";
+		}
+		if (CompletionStage.class.isAssignableFrom(type) || reactiveAdapter(type, false) != null
+				|| Future.class.isAssignableFrom(type) || BaseStream.class.isAssignableFrom(type) || isPublisher(type)
+				|| isDeferredByName(type)) {
+			return "it returns " + type.getName();
+		}
+		return null;
+	}
+
+	private static boolean takesContinuation(Method method) {
+		return method.getParameterCount() > 0 && method.getParameterTypes()[method.getParameterCount() - 1].getName()
+			.equals("kotlin.coroutines.Continuation");
 	}
 
 	/**

@@ -29,14 +29,16 @@ import org.springframework.core.BridgeMethodResolver;
 import org.springframework.util.ClassUtils;
 
 /**
- * Finds, once per bean class, the calls the bean makes to its own locked methods through
- * {@code this}, which bypass the proxy and run without the lock: in the class, its
- * superclasses and interfaces (the application's, not the JDK's or Spring's), and the
- * inner, local and anonymous classes written in them, from their class files
- * ({@link SelfCallSites}). A call counts when its receiver is the bean and the method it
- * reaches on the bean's class, after overriding, is locked; unless the caller (or the
- * method a lambda or a local or anonymous class is written in) declares it deliberate
- * with {@code @UnlockedSelfCall}.
+ * Finds, once per bean class, the calls the bean makes to its own locked (or leader-only)
+ * methods through {@code this}, which bypass the proxy and run without the lock (or on
+ * every instance): in the class, its superclasses and interfaces (the application's, not
+ * the JDK's or Spring's), and the inner, local and anonymous classes written in them,
+ * from their class files ({@link SelfCallSites}). A call counts when its receiver is the
+ * bean and the method it reaches on the bean's class, after overriding, is locked; unless
+ * the caller (or the method a lambda or a local or anonymous class is written in)
+ * declares it deliberate with {@code @UnlockedSelfCall}, or the caller is itself leader
+ * work of the group the called {@code @LeaderOnly} method leads (it runs in the caller's
+ * term).
  *
  * <p>
  * Every {@code @DistributedLock} is applied by a Spring AOP proxy (there is no AspectJ
@@ -80,12 +82,15 @@ final class SelfInvocationChecker {
 	 * Check a bean's class, once.
 	 * @param beanClass the bean's class
 	 * @param beanName the bean's name, for the message
-	 * @param operations the class's locked methods
+	 * @param operations the class's locked and leader-only methods
 	 * @throws SelfInvocationException if the bean calls one of them through {@code this}
 	 */
-	void check(Class<?> beanClass, String beanName, List<LockOperation> operations) {
+	void check(Class<?> beanClass, String beanName, List<? extends ProxiedMethod> operations) {
 		List<SelfCall> calls = this.checked.get(beanClass);
 		if (calls == null) {
+			if (operations.stream().noneMatch(ProxiedMethod::checksSelfCalls)) {
+				return;
+			}
 			long start = System.nanoTime();
 			calls = find(beanClass, operations);
 			this.nanos.addAndGet(System.nanoTime() - start);
@@ -110,11 +115,14 @@ final class SelfInvocationChecker {
 		this.classFiles.clear();
 	}
 
-	private List<SelfCall> find(Class<?> beanClass, List<LockOperation> operations) {
-		Map<Method, LockOperation> locked = new HashMap<>();
+	private List<SelfCall> find(Class<?> beanClass, List<? extends ProxiedMethod> operations) {
+		Map<Method, ProxiedMethod> locked = new HashMap<>();
 		Set<String> lockedNames = new HashSet<>();
-		for (LockOperation operation : operations) {
-			locked.put(operation.method(), operation);
+		for (ProxiedMethod operation : operations) {
+			if (!operation.checksSelfCalls()) {
+				continue;
+			}
+			locked.putIfAbsent(operation.method(), operation);
 			lockedNames.add(operation.method().getName());
 		}
 		Map<String, Class<?>> hierarchy = hierarchy(beanClass);
@@ -125,6 +133,12 @@ final class SelfInvocationChecker {
 			}
 		}
 		Methods methods = new Methods(beanClass, hierarchy, lockedNames);
+		Map<String, ProxiedMethod> callers = new HashMap<>();
+		for (ProxiedMethod operation : operations) {
+			Method method = operation.method();
+			callers.putIfAbsent(Type.getInternalName(method.getDeclaringClass()) + "." + method.getName()
+					+ Type.getMethodDescriptor(method), operation);
+		}
 		Set<SelfCall> calls = new LinkedHashSet<>();
 		for (SelfCallSites sites : sitesByClass.values()) {
 			boolean inHierarchy = hierarchy.containsKey(sites.className());
@@ -145,9 +159,16 @@ final class SelfInvocationChecker {
 				if (target == null) {
 					continue;
 				}
-				LockOperation operation = locked
+				ProxiedMethod operation = locked
 					.get(target.isBridge() ? BridgeMethodResolver.findBridgedMethod(target) : target);
 				if (operation == null || isDeclaredDeliberate(sitesByClass, sites, site, target.getName())) {
+					continue;
+				}
+				// A plain call (not from a lambda, which may run later) from a method
+				// whose own proxy gives the callee what it needs
+				ProxiedMethod caller = inHierarchy
+						? callers.get(sites.className() + "." + site.caller() + site.callerDescriptor()) : null;
+				if (caller != null && caller.covers(operation)) {
 					continue;
 				}
 				calls.add(new SelfCall(caller(sitesByClass, sites, site), location(sites, site), operation.annotation(),

@@ -5,19 +5,22 @@ import java.util.List;
 import dev.zklock.annotation.UnlockedSelfCall;
 
 /**
- * Thrown when a bean calls one of its own {@code @DistributedLock} or
- * {@code @DistributedSemaphore} methods through {@code this}: the call does not go
- * through the proxy that takes the lock, so the method would run without it. Raised when
- * the bean is created, from what its class files say, so the application fails to start
- * rather than running the method unlocked. Lists every such call of the bean's class, its
- * superclasses and the inner, local and anonymous classes written in them; calls declared
- * deliberate with {@link UnlockedSelfCall @UnlockedSelfCall} are not listed.
+ * Thrown when a bean calls one of its own {@code @DistributedLock},
+ * {@code @DistributedSemaphore} or {@code @LeaderOnly} methods through {@code this}: the
+ * call does not go through the proxy that takes the lock (or checks leadership), so the
+ * method would run without it (or on every instance). Raised when the bean is created,
+ * from what its class files say, so the application fails to start rather than running
+ * the method unlocked. Lists every such call of the bean's class, its superclasses and
+ * the inner, local and anonymous classes written in them; calls declared deliberate with
+ * {@link UnlockedSelfCall @UnlockedSelfCall} are not listed.
  *
  * @author zk-lock
  */
 public class SelfInvocationException extends IllegalStateException {
 
 	private static final long serialVersionUID = 1L;
+
+	private static final String LEADER_ONLY = "@LeaderOnly";
 
 	private final String beanName;
 
@@ -39,23 +42,37 @@ public class SelfInvocationException extends IllegalStateException {
 	}
 
 	private static String message(String beanName, String beanClassName, List<SelfCall> calls) {
-		StringBuilder message = new StringBuilder(problem(beanName, beanClassName));
+		StringBuilder message = new StringBuilder(problem(beanName, beanClassName, calls));
 		for (SelfCall call : calls) {
 			message.append(System.lineSeparator()).append("\t- ").append(call.describe());
 		}
 		return message.append(System.lineSeparator()).append(action(calls)).toString();
 	}
 
-	private static String problem(String beanName, String beanClassName) {
-		return "The bean '" + beanName + "' (" + beanClassName + ") calls its own locked methods through 'this', "
-				+ "which does not go through the proxy that takes their locks, so they would run without them:";
+	private static String problem(String beanName, String beanClassName, List<SelfCall> calls) {
+		boolean leaderOnly = calls.stream().anyMatch(SelfCall::isLeaderOnly);
+		boolean locked = calls.stream().anyMatch((call) -> !call.isLeaderOnly());
+		String bean = "The bean '" + beanName + "' (" + beanClassName + ") calls its own ";
+		if (!leaderOnly) {
+			return bean + "locked methods through 'this', "
+					+ "which does not go through the proxy that takes their locks, so they would run without them:";
+		}
+		if (!locked) {
+			return bean + LEADER_ONLY + " methods through 'this', which does not go through the proxy that "
+					+ "checks leadership, so they would run on every instance, not only on the leader:";
+		}
+		return bean + "locked and " + LEADER_ONLY + " methods through 'this', which does not go through the "
+				+ "proxy that applies them, so they would run without their lock, or on every instance:";
 	}
 
 	private static String action(List<SelfCall> calls) {
 		SelfCall first = calls.get(0);
-		return "Lock the caller instead, or call through the proxy: inject the bean into itself (@Lazy, or "
+		String instead = first.isLeaderOnly() ? "Make the caller " + LEADER_ONLY + " instead"
+				: "Lock the caller instead";
+		String meant = first.isLeaderOnly() ? "to run on every instance" : "to run without its lock";
+		return instead + ", or call through the proxy: inject the bean into itself (@Lazy, or "
 				+ "ObjectProvider) and call the method on that reference, e.g. self." + first.lockedMethodName()
-				+ "(...). If a call is meant to run without its lock, say so at the caller with @"
+				+ "(...). If a call is meant " + meant + ", say so at the caller with @"
 				+ UnlockedSelfCall.class.getSimpleName() + "(\"" + first.lockedMethodName() + "\")";
 	}
 
@@ -88,7 +105,7 @@ public class SelfInvocationException extends IllegalStateException {
 	 * @return the problem
 	 */
 	public String getProblem() {
-		return problem(this.beanName, this.beanClassName);
+		return problem(this.beanName, this.beanClassName, this.calls);
 	}
 
 	/**
@@ -122,6 +139,14 @@ public class SelfInvocationException extends IllegalStateException {
 		 */
 		public String describe() {
 			return this.caller + " (" + this.location + ") calls " + this.annotation + " " + this.lockedMethod;
+		}
+
+		/**
+		 * Return whether the called method is {@code @LeaderOnly} rather than locked.
+		 * @return whether it is leader-only
+		 */
+		public boolean isLeaderOnly() {
+			return LEADER_ONLY.equals(this.annotation);
 		}
 
 	}

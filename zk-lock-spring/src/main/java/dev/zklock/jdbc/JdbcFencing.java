@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.GuardedWriteRefusedException;
 import dev.zklock.core.LeaseState;
 import dev.zklock.jdbc.FencingTokenRejectedException.HolderLock;
+import dev.zklock.leadership.LeaderContext;
 import dev.zklock.template.LockContext;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -60,8 +61,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>
  * Without a token given, the token of the lock the current thread holds is used, as
  * {@link LockContext#current()} gives it inside a {@code @DistributedLock} method or a
- * {@code ZkLockTemplate} task. H2 and PostgreSQL ({@link FencingDialect}), detected from
- * the connection at first use. Thread safe once configured.
+ * {@code ZkLockTemplate} task; {@link #fenceTransaction()} fences leader work (a
+ * {@code @LeaderOnly} method) with its group's name and its term's epoch
+ * ({@link LeaderContext#current()}). H2 and PostgreSQL ({@link FencingDialect}), detected
+ * from the connection at first use. Thread safe once configured.
  *
  * @author zk-lock
  */
@@ -143,15 +146,29 @@ public class JdbcFencing {
 
 	/**
 	 * Fence the current transaction with the key and token of the lock this thread holds
-	 * for the running {@code @DistributedLock} method or {@code ZkLockTemplate} task. See
+	 * for the running {@code @DistributedLock} method or {@code ZkLockTemplate} task; or,
+	 * when it holds none but runs leader work (a {@code @LeaderOnly} method, or work
+	 * started through {@code ZkLeadership.startWork}), with the group's name as the key
+	 * and the term's epoch as the token, so that a former leader's transaction is refused
+	 * once the next leader has fenced one. A lock the thread holds wins over its leader
+	 * work: give the group and epoch to fence with the leadership then. See
 	 * {@link #fenceTransaction(String, long)}.
-	 * @throws FencingTokenRejectedException if a later holder of the key has fenced a
-	 * transaction already
+	 * @throws FencingTokenRejectedException if a later holder of the key (a later leader
+	 * of the group) has fenced a transaction already
 	 * @throws IllegalStateException if no transaction is active, or this thread holds no
-	 * lock, or a lock on several keys (name one with {@link #fenceTransaction(String)})
+	 * lock and runs no leader work, or holds a lock on several keys (name one with
+	 * {@link #fenceTransaction(String)})
 	 */
 	public void fenceTransaction() {
-		LockContext context = lockContext("fenceTransaction()");
+		LockContext context = LockContext.find();
+		if (context == null) {
+			LeaderContext leader = LeaderContext.find();
+			if (leader != null) {
+				fenceTransaction(leader.group(), leader.epoch());
+				return;
+			}
+		}
+		context = lockContext("fenceTransaction()");
 		String key = context.key();
 		fenceTransaction(key, context.fencingToken(key));
 	}
@@ -442,8 +459,9 @@ public class JdbcFencing {
 		LockContext context = LockContext.find();
 		if (context == null) {
 			throw new IllegalStateException("JdbcFencing." + call + " takes the fencing token of the lock this "
-					+ "thread holds, but it holds none: call it inside a @DistributedLock method or ZkLockTemplate "
-					+ "task, or give the token");
+					+ "thread holds" + (call.equals("fenceTransaction()") ? " (or the epoch of its leader work)" : "")
+					+ ", but it holds none: call it inside a @DistributedLock method or ZkLockTemplate task"
+					+ (call.equals("fenceTransaction()") ? ", or a @LeaderOnly method," : "") + " or give the token");
 		}
 		return context;
 	}

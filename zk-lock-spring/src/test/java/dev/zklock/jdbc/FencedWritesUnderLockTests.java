@@ -1,5 +1,6 @@
 package dev.zklock.jdbc;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -24,9 +25,13 @@ import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
+import dev.zklock.core.leader.LeaderCandidate;
+import dev.zklock.core.leader.LeaderTerm;
 import dev.zklock.jdbc.FencingTokenRejectedException.HolderLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import dev.zklock.leadership.LeaderWork;
+import dev.zklock.leadership.ZkLeadership;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -93,6 +98,41 @@ class FencedWritesUnderLockTests {
 			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isOne();
 			assertThat(this.jdbc.queryForObject("SELECT qty FROM stock WHERE sku = 'apple'", Integer.class))
 				.isEqualTo(9);
+		}
+	}
+
+	@Test
+	void leaderWorkFencesATransactionWithItsGroupAndEpoch() throws Exception {
+		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLeadership leadership = new ZkLeadership(registry);
+		leadership.addGroup("billing");
+		leadership.start();
+		try {
+			LeaderCandidate candidate = leadership.candidate("billing");
+			assertThat(candidate).isNotNull();
+			LeaderTerm term = candidate.awaitLeadership(Duration.ofSeconds(20));
+			assertThat(term).isNotNull();
+			TransactionTemplate transactions = new TransactionTemplate(
+					new DataSourceTransactionManager(this.dataSource));
+			JdbcFencing fencing = new JdbcFencing(this.dataSource);
+			try (LeaderWork work = leadership.startWork("billing")) {
+				assertThat(work).isNotNull();
+				transactions.executeWithoutResult((status) -> fencing.fenceTransaction());
+			}
+			assertThat(fence("billing")).isEqualTo(term.epoch());
+			// A later leader (another JVM) has fenced: this term's transactions are
+			// refused
+			this.jdbc.update("UPDATE zklock_fence SET token = ? WHERE fence_key = 'billing'", Long.MAX_VALUE);
+			try (LeaderWork work = leadership.startWork("billing")) {
+				assertThat(work).isNotNull();
+				assertThatExceptionOfType(FencingTokenRejectedException.class)
+					.isThrownBy(() -> transactions.executeWithoutResult((status) -> fencing.fenceTransaction()))
+					.satisfies((ex) -> assertThat(ex.getToken()).isEqualTo(term.epoch()));
+			}
+		}
+		finally {
+			leadership.stop();
+			registry.close();
 		}
 	}
 

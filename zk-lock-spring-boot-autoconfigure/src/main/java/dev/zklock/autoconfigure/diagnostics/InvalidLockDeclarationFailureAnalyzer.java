@@ -7,9 +7,11 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a {@code @DistributedLock} or {@code @DistributedSemaphore} that cannot work in
- * Spring Boot's "APPLICATION FAILED TO START" form: one description naming the
- * annotation, class, method, key expression and problem, and one action.
+ * Reports a {@code @DistributedLock}, {@code @DistributedSemaphore} or
+ * {@code @LeaderOnly} (its group, proxying, return type, or a missing
+ * {@code ZkLeadership} bean) that cannot work in Spring Boot's "APPLICATION FAILED TO
+ * START" form: one description naming the annotation, class, method, key expression and
+ * problem, and one action.
  */
 final class InvalidLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockDeclarationException> {
 

@@ -7,10 +7,11 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a bean that calls its own {@code @DistributedLock} or
- * {@code @DistributedSemaphore} methods through {@code this} in Spring Boot's
- * "APPLICATION FAILED TO START" form: a description naming the bean and listing every
- * such call with its caller, source file and line, and the remedies as the action.
+ * Reports a bean that calls its own {@code @DistributedLock},
+ * {@code @DistributedSemaphore} or {@code @LeaderOnly} methods through {@code this} in
+ * Spring Boot's "APPLICATION FAILED TO START" form: a description naming the bean and
+ * listing every such call with its caller, source file and line, and the remedies as the
+ * action.
  */
 final class SelfInvocationFailureAnalyzer extends AbstractFailureAnalyzer<SelfInvocationException> {
 

@@ -1,0 +1,116 @@
+package dev.zklock.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the {@code @LeaderOnly} operation of a method called on a target class, as
+ * {@link LockOperationSource} finds lock operations: the declaration on the method
+ * itself, on the interface method it implements or the superclass method it overrides,
+ * else on its type, parsed by the {@link LeaderOperationParser} once per method and
+ * target class and cached, a method without one included.
+ *
+ * <p>
+ * Parsing checks the declaration, so a declaration that cannot work fails at startup,
+ * when {@link LockedBeanVerifier} asks for every leader-only operation of a bean's class
+ * ({@link #leaderOperations(Class)}), before the bean is proxied.
+ */
+final class LeaderOperationSource {
+
+	private static final Object NONE = new Object();
+
+	private final LeaderOperationParser parser;
+
+	private final Map<MethodClassKey, Object> operations = new ConcurrentHashMap<>(64);
+
+	/** The operations of each class looked at so far; empty if it has none. */
+	private final Map<Class<?>, List<LeaderOperation>> operationsByClass = new ConcurrentHashMap<>(256);
+
+	LeaderOperationSource(LeaderOperationParser parser) {
+		this.parser = parser;
+	}
+
+	/**
+	 * Return whether a class may have leader-only methods: {@code false} only when it
+	 * surely has none. Cheap, and never throws: the pointcut's class filter.
+	 * @param targetClass the class
+	 * @return whether its methods need to be looked at
+	 */
+	boolean isCandidateClass(Class<?> targetClass) {
+		return this.parser.isCandidateClass(targetClass);
+	}
+
+	/**
+	 * Return the operation of a method called on a target class.
+	 * @param method the method, possibly an interface method
+	 * @param targetClass the target class, if known
+	 * @return the operation, or {@code null} if the method is not leader-only
+	 * @throws InvalidLockDeclarationException if the declaration cannot work
+	 */
+	@Nullable LeaderOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+		Object cached = this.operations.get(cacheKey);
+		if (cached == null) {
+			LeaderOperation operation = computeOperation(method, targetClass);
+			cached = (operation != null) ? operation : NONE;
+			this.operations.put(cacheKey, cached);
+		}
+		return (cached != NONE) ? (LeaderOperation) cached : null;
+	}
+
+	/**
+	 * Return the operations of every leader-only method of a class, parsing (and so
+	 * checking) each once: its leader work, or the lifecycle methods of a leader-only
+	 * component.
+	 * @param targetClass the class
+	 * @return the operations, empty if the class has none
+	 * @throws InvalidLockDeclarationException if a declaration cannot work
+	 */
+	List<LeaderOperation> leaderOperations(Class<?> targetClass) {
+		List<LeaderOperation> known = this.operationsByClass.get(targetClass);
+		if (known != null) {
+			return known;
+		}
+		List<LeaderOperation> found = new ArrayList<>();
+		if (isCandidateClass(targetClass)) {
+			Iterable<Class<?>> classes = Proxy.isProxyClass(targetClass)
+					? ClassUtils.getAllInterfacesForClassAsSet(targetClass) : List.of(targetClass);
+			for (Class<?> candidate : classes) {
+				ReflectionUtils.doWithMethods(candidate, (method) -> {
+					LeaderOperation operation = getOperation(method, targetClass);
+					if (operation != null && !found.contains(operation)) {
+						found.add(operation);
+					}
+				}, ReflectionUtils.USER_DECLARED_METHODS);
+			}
+		}
+		List<LeaderOperation> operations = List.copyOf(found);
+		this.operationsByClass.put(targetClass, operations);
+		return operations;
+	}
+
+	private @Nullable LeaderOperation computeOperation(Method method, @Nullable Class<?> targetClass) {
+		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+		if (Proxy.isProxyClass(userClass)) {
+			// The target is itself a JDK proxy: its interface method is the declaration
+			userClass = method.getDeclaringClass();
+		}
+		Method specificMethod = AopUtils.getMostSpecificMethod(method, userClass);
+		return this.parser.parse(specificMethod, method, userClass);
+	}
+
+}
