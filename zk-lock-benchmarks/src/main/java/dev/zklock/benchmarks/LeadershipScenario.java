@@ -189,6 +189,7 @@ final class LeadershipScenario {
 	private static void report(Map<String, Way> ways, List<String> zkLockViolations, List<String> selectorViolations,
 			Report report) {
 		ways.forEach((name, way) -> {
+			// zk-lock's two ways take turns in one group, so their rows show one count
 			List<String> violations = name.equals(SELECTOR) ? selectorViolations : zkLockViolations;
 			List<Long> calls = way.calls().stream().sorted().toList();
 			report.row(TITLE, name, Integer.toString(way.gaps().size()), CellResult.ms(way.p50()),
