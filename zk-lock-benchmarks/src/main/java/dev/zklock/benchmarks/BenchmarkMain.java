@@ -20,13 +20,14 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the six scenarios, 1, 2, 4 and 5 against one standalone ZooKeeper in its own JVM,
- * 3 against a three-server ensemble (a JVM per server), 6 (fencing's cost) against H2 and
- * an embedded PostgreSQL, prints a table, writes {@code target/benchmark-results.csv} and
- * {@code .md}, and checks the performance goals (printed as PASS or MISS). Exits non-zero
- * only on a correctness failure: a wrong count, overlapping holders or (scenario 5) a
- * fencing token that did not increase from one JVM's hold to another's, or (scenario 6) a
- * stale write that a fence accepted.
+ * Runs the seven scenarios, 1, 2, 4, 5 and 7 against one standalone ZooKeeper in its own
+ * JVM, 3 against a three-server ensemble (a JVM per server), 6 (fencing's cost) against
+ * H2 and an embedded PostgreSQL, prints a table, writes
+ * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals
+ * (printed as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count,
+ * overlapping holders or (scenario 5) a fencing token that did not increase from one
+ * JVM's hold to another's, or (scenario 6) a stale write that a fence accepted, or
+ * (scenario 7) two leaders at once or an epoch that did not increase.
  *
  * <p>
  * {@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in
@@ -37,7 +38,7 @@ public final class BenchmarkMain {
 	/**
 	 * Every scenario.
 	 */
-	static final String ALL = "1,2,3,4,5,6";
+	static final String ALL = "1,2,3,4,5,6,7";
 
 	/**
 	 * Back-to-back pairs of zk-lock and the fair {@code ReentrantLock} for Scenario 1's
@@ -84,10 +85,13 @@ public final class BenchmarkMain {
 			// No ZooKeeper in it: the cost of the store's check alone
 			List<FencingScenario.Result> fencing = scenarios.contains("6")
 					? FencingScenario.run(FencingScenario.Sizes.of(smoke), report) : List.of();
+			LeadershipScenario.Result leadership = scenarios.contains("7")
+					? LeadershipScenario.run(zk, LeadershipScenario.Sizes.of(smoke), report) : null;
 			goals(report, contention, floorPairs, big, latency, multi, jmh);
 			// After the others', so that the goals are listed in scenario order
 			LingerScenario.goals(linger, report);
 			FencingScenario.goals(fencing, report);
+			LeadershipScenario.goals(leadership, report);
 		}
 		if (!report.hasFailures()) {
 			// Worker logs are kept only to explain a failure
@@ -98,7 +102,7 @@ public final class BenchmarkMain {
 				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
 				+ System.getProperty("os.arch") + "; ZooKeeper " + Version.getFullVersion().split("-")[0]
 				+ ", loopback, fsync " + (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
-				+ ": scenarios 1, 2, 4, 5 one standalone server in its own JVM,"
+				+ ": scenarios 1, 2, 4, 5, 7 one standalone server in its own JVM,"
 				+ " scenario 3 a 3-server ensemble, a JVM per server; scenario 6 no ZooKeeper, H2 in memory and"
 				+ " PostgreSQL embedded";
 		report.write(outputDir, machine, "./mvnw -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"

@@ -27,7 +27,8 @@ class BenchmarkSmokeTests {
 		Report report = BenchmarkMain.run(true, output);
 		assertThat(report.hasFailures()).isFalse();
 		assertThat(Files.readString(output.resolve("benchmark-results.md"))).contains("Scenario 1", "Scenario 2",
-				"Scenario 3", "Scenario 4", "Scenario 5", "Scenario 6", LatencyScenario.BARE_PIPELINED, "Goals");
+				"Scenario 3", "Scenario 4", "Scenario 5", "Scenario 6", "Scenario 7", LatencyScenario.BARE_PIPELINED,
+				"Goals");
 		List<String> csv = Files.readAllLines(output.resolve("benchmark-results.csv"));
 		assertThat(csv).hasSizeGreaterThan(10);
 		// Scenario 5: a row for each run, each with no violation (overlap or fencing)
@@ -40,6 +41,11 @@ class BenchmarkSmokeTests {
 			.hasSize(9)
 			.anySatisfy((line) -> assertThat(line).contains("H2").contains(FencingScenario.RECORD))
 			.anySatisfy((line) -> assertThat(line).contains("PostgreSQL").contains(FencingScenario.TRANSACTION));
+		// Scenario 7: a row for each way of stepping down, each with no violation (two
+		// leaders at once, an epoch that did not increase; the title has a comma too)
+		assertThat(csv).filteredOn((line) -> line.contains(LeadershipScenario.TITLE) && line.contains("violations"))
+			.hasSize(3)
+			.allSatisfy((line) -> assertThat(line).endsWith(",violations,0"));
 	}
 
 }
