@@ -11,8 +11,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * A shop whose stock must never be oversold, even with several instances taking orders:
- * each order decrements stock under {@code @DistributedLock} inside a transaction, and one
- * instance, the leader, restocks ({@link RestockJob}).
+ * each order decrements stock under {@code @DistributedLock} inside a transaction, and
+ * one instance, the leader, restocks ({@link RestockJob}).
  *
  * @author zk-lock
  */

@@ -26,8 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * An application on the starter whose leader-only job posts to a ledger in PostgreSQL,
  * run in several JVMs by {@code LeadershipAcrossJvmsTests}: each run reads the balance,
  * works for {@code job.work}, then writes the balance plus one in a transaction fenced
- * with its term's epoch, and records the write. It prints what happens, one line each, for
- * the test to read: {@code GRANTED}, {@code REVOKED}, {@code READ}, {@code WROTE},
+ * with its term's epoch, and records the write. It prints what happens, one line each,
+ * for the test to read: {@code GRANTED}, {@code REVOKED}, {@code READ}, {@code WROTE},
  * {@code REFUSED} (the fence refused a stale epoch) and {@code STOPPED} (the work was
  * interrupted as its term was lost). Outside the shop's package, so the shop's component
  * scan does not find it.
@@ -61,7 +61,8 @@ public class LeaderJobApplication {
 	}
 
 	/**
-	 * Ticks on every instance; the ledger skips its run where this instance does not lead.
+	 * Ticks on every instance; the ledger skips its run where this instance does not
+	 * lead.
 	 */
 	@Component
 	static class Ticker {

@@ -28,15 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Three instances of an application on the starter lead one group, with a leader-only
- * job that posts to a ledger in a real PostgreSQL, fenced with its term's epoch. In turn:
+ * Three instances of an application on the starter lead one group, with a leader-only job
+ * that posts to a ledger in a real PostgreSQL, fenced with its term's epoch. In turn:
  * exactly one leads; the leader is frozen ({@code kill -STOP}) past its session and
  * another leads; resumed, the old leader's run in flight is stopped or its write refused,
  * and no write of an old epoch lands after a newer one; the leader is killed
  * ({@code kill -9}) and another leads within the session timeout and a second; the leader
  * stops gracefully, its running job drains, and the last one leads within a second of the
- * drain. Through all of it the balance
- * equals the writes recorded: nothing lost.
+ * drain. Through all of it the balance equals the writes recorded: nothing lost.
  */
 @Timeout(300)
 @TimingSensitive
@@ -77,14 +76,14 @@ class LeadershipAcrossJvmsTests {
 
 			// Exactly one leads, and its job writes
 			Instance first = awaitLeader(List.of(), 0);
-			first.awaitLine("WROTE ", 0);
+			first.awaitLine("WROTE " + first.epoch(), 0);
 			assertThat(leaders()).containsExactly(first);
 
 			// Paused past its session: another leads; resumed, its stale run is stopped
 			first.awaitLine("READ ", first.lines().size());
 			first.signal("STOP");
 			Instance second = awaitLeader(List.of(first), 0);
-			int secondWrote = second.awaitLine("WROTE ", 0);
+			int secondWrote = second.awaitLine("WROTE " + second.epoch(), 0);
 			int firstResumedAt = first.lines().size();
 			first.signal("CONT");
 			first.awaitAnyLine(List.of("STOPPED ", "REFUSED "), firstResumedAt);
@@ -99,21 +98,23 @@ class LeadershipAcrossJvmsTests {
 			long crashGap = third.grantedAt() - killed;
 
 			// Stopped gracefully: the last one leads within a second
-			third.awaitLine("WROTE ", 0);
+			third.awaitLine("WROTE " + third.epoch(), 0);
 			long stopped = System.currentTimeMillis();
 			third.process.destroy();
 			Instance last = awaitLeader(List.of(second, third), 0);
 			long stopToLead = last.grantedAt() - stopped;
 			assertThat(third.process.waitFor(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 			assertThat(third.has("REVOKED " + third.epoch() + " CLOSED", 0)).isTrue();
-			// Leaderless: from the end of the old leader's drain (its last run's end, or its
+			// Leaderless: from the end of the old leader's drain (its last run's end, or
+			// its
 			// revocation if none ran) to the new one's grant
 			long drained = Math.max(third.lastAt("REVOKED "), third.lastAt("WROTE "));
 			long gracefulGap = last.grantedAt() - drained;
-			last.awaitLine("WROTE ", 0);
+			last.awaitLine("WROTE " + last.epoch(), 0);
 
 			// Nothing lost, and no write of an old epoch after a newer one
-			List<Map<String, Object>> writes = jdbc.queryForList("SELECT epoch, instance FROM ledger_write ORDER BY id");
+			List<Map<String, Object>> writes = jdbc
+				.queryForList("SELECT epoch, instance FROM ledger_write ORDER BY id");
 			Integer balance = jdbc.queryForObject("SELECT balance FROM ledger WHERE id = 1", Integer.class);
 			assertThat(balance).as("the balance is the number of writes").isEqualTo(writes.size());
 			Map<Long, String> writerOfEpoch = new TreeMap<>();
@@ -131,8 +132,7 @@ class LeadershipAcrossJvmsTests {
 			System.out.println("Leadership across 3 JVMs: " + writes.size() + " writes in " + writerOfEpoch.size()
 					+ " terms; failover after kill -9 " + crashGap + " ms (session " + SESSION.toMillis()
 					+ " ms), graceful stop to the next grant " + stopToLead + " ms, of which leaderless " + gracefulGap
-					+ " ms; the paused leader's run: "
-					+ first.lines().subList(firstResumedAt, first.lines().size()));
+					+ " ms; the paused leader's run: " + first.lines().subList(firstResumedAt, first.lines().size()));
 			assertThat(crashGap).as("failover after kill -9").isLessThanOrEqualTo(SESSION.toMillis() + 1000);
 			assertThat(gracefulGap).as("graceful hand-off").isLessThanOrEqualTo(1000);
 		}
@@ -168,11 +168,12 @@ class LeadershipAcrossJvmsTests {
 
 		static Instance start(int id, Path dir, String connectString, String jdbcUrl) throws IOException {
 			Path log = dir.resolve("instance-" + id + ".log");
-			Process process = ChildJvm.start(LeaderJobApplication.class, log, "--zklock.connect-string=" + connectString,
-					"--zklock.embedded.enabled=false", "--zklock.session-timeout=" + SESSION.toMillis() + "ms",
-					"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
-					"--spring.sql.init.mode=never", "--spring.datasource.url=" + jdbcUrl,
-					"--spring.datasource.username=postgres", "--job.instance=" + id);
+			Process process = ChildJvm.start(LeaderJobApplication.class, log,
+					"--zklock.connect-string=" + connectString, "--zklock.embedded.enabled=false",
+					"--zklock.session-timeout=" + SESSION.toMillis() + "ms", "--spring.main.web-application-type=none",
+					"--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
+					"--spring.datasource.url=" + jdbcUrl, "--spring.datasource.username=postgres",
+					"--job.instance=" + id);
 			return new Instance(id, process, log);
 		}
 
