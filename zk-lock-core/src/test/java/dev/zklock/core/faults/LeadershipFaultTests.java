@@ -189,8 +189,6 @@ class LeadershipFaultTests {
 		assertThat(oldEvents.events).containsExactly("granted " + oldTerm.epoch(),
 				"revoked " + oldTerm.epoch() + " " + expectedEnd);
 		assertThat(nextEvents.events).containsExactly("granted " + nextTerm.epoch());
-		System.out.println(
-				"LEADERSHIP " + onSuspended + " cut samples " + duringCut.taken + ", both led in " + duringCut.beside);
 	}
 
 	private static long sessionOf(CuratorFramework client) throws Exception {
