@@ -372,9 +372,15 @@ class RandomizedFaultCheckerTests {
 	 */
 	private void recreateGroup(String group) {
 		String path = LeaderGroup.named(group).path();
+		// Node by node and a bounded number of times, not Curator's
+		// deletingChildrenIfNeeded: that one tries again until the path is empty, and
+		// candidates that queue again at once keep it busy for seconds
 		for (int attempt = 1;; attempt++) {
 			try {
-				this.admin.delete().deletingChildrenIfNeeded().forPath(path);
+				for (String child : this.admin.getChildren().forPath(path)) {
+					deleteQuietly(path + "/" + child);
+				}
+				this.admin.delete().forPath(path);
 				break;
 			}
 			catch (KeeperException.NoNodeException ex) {
@@ -382,7 +388,7 @@ class RandomizedFaultCheckerTests {
 				break;
 			}
 			catch (KeeperException.NotEmptyException ex) {
-				// A candidate queued again between its node's delete and the path's
+				// A candidate queued again in between
 				if (attempt == 3) {
 					return;
 				}
@@ -400,6 +406,15 @@ class RandomizedFaultCheckerTests {
 		}
 		this.recreations.increment();
 		this.log.event("group path " + path + " deleted and made again");
+	}
+
+	private void deleteQuietly(String node) throws Exception {
+		try {
+			this.admin.delete().forPath(node);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			// Released, or its session gone, meanwhile
+		}
 	}
 
 	/**
