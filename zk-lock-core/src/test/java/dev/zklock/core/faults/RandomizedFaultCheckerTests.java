@@ -361,7 +361,8 @@ class RandomizedFaultCheckerTests {
 				}
 			}
 		}
-		return this.candidacies.size() + " candidates in " + groups + " leader groups "
+		return this.candidacies.size() + " candidates in " + groups
+				+ ((groups == 1) ? " leader group " : " leader groups ")
 				+ this.candidacies.stream().map(Candidacy::toString).toList();
 	}
 
@@ -546,8 +547,8 @@ class RandomizedFaultCheckerTests {
 		long granted = this.candidacies.stream().mapToLong((c) -> c.terms.sum()).sum();
 		return "\n| leadership | terms granted | term ends | terms that wrote | accepted writes | fenced writes | violations (a, b, c, grants) | container re-creations |\n"
 				+ "|---|---|---|---|---|---|---|---|\n" + "| " + this.candidacies.size() + " candidates in "
-				+ this.registers.size() + " groups | " + granted + " | " + ends + " | "
-				+ fencing.stream().mapToInt(FencingRegister.Verdict::terms).sum() + " | "
+				+ this.registers.size() + ((this.registers.size() == 1) ? " group | " : " groups | ") + granted + " | "
+				+ ends + " | " + fencing.stream().mapToInt(FencingRegister.Verdict::terms).sum() + " | "
 				+ fencing.stream().mapToInt(FencingRegister.Verdict::accepted).sum() + " | "
 				+ fencing.stream().mapToLong(FencingRegister.Verdict::fenced).sum() + " | " + violations.size() + " | "
 				+ this.recreations.sum() + " |\n"
