@@ -241,8 +241,10 @@ public final class DefaultLeaderCandidate implements LeaderCandidate, ZkLockList
 				this.closed = true;
 				this.monitor.notifyAll();
 			}
-			this.left.countDown();
+			// Forgotten by the registry before close() returns, so that the group can be
+			// joined again at once
 			this.onLeft.run();
+			this.left.countDown();
 		}
 	}
 
