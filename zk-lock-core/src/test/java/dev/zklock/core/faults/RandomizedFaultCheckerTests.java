@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -36,6 +37,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.ZooKeeper;
@@ -52,6 +54,12 @@ import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.ZkLockOptions;
+import dev.zklock.core.leader.LeaderCandidate;
+import dev.zklock.core.leader.LeaderGroup;
+import dev.zklock.core.leader.LeaderTerm;
+import dev.zklock.core.leader.LeadershipListener;
+import dev.zklock.core.leader.OnSuspended;
+import dev.zklock.core.leader.TermEnd;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
@@ -69,11 +77,15 @@ import static org.awaitility.Awaitility.await;
  * the engine's and Curator's on the same paths, while a chaos thread kills connections,
  * blackholes, stalls and refuses them, loses single replies, expires sessions from either
  * side, restarts servers, interrupts waiting threads and removes a registry's watches on
- * a lock path, as other code on its client may. Every critical section is recorded and
- * checked afterwards ({@link HoldLog}): no two overlap (save reads) and no semaphore has
- * more holders than permits unless a holder was compromised in time, fencing tokens never
- * go back, every wait ends within its bound plus {@link #WAIT_MARGIN}, no thread hangs,
- * no lock node is left and every registry ends empty.
+ * a lock path, as other code on its client may. Some registries are also candidates in
+ * one or two leadership groups, whose paths the chaos now and then deletes and makes
+ * again; each leader writes, while its term goes on, to a {@link FencingRegister} with
+ * its epoch, and the accepted writes must show one writer per epoch and epochs that only
+ * grow. Every critical section is recorded and checked afterwards ({@link HoldLog}): no
+ * two overlap (save reads) and no semaphore has more holders than permits unless a holder
+ * was compromised in time, fencing tokens never go back, every wait ends within its bound
+ * plus {@link #WAIT_MARGIN}, no thread hangs, no lock node is left and every registry
+ * ends empty.
  *
  * <p>
  * The schedule of faults and the choices of the workers come from one seed; threads still
@@ -95,6 +107,12 @@ class RandomizedFaultCheckerTests {
 	static final Duration WAIT_MARGIN = Duration.ofSeconds(1);
 
 	private static final long CI_SEED = 20261122L;
+
+	/**
+	 * Mixed into the seed for the leadership's choices, so that the locks' schedule of a
+	 * seed stays what it was before leadership joined the run.
+	 */
+	private static final long LEADERSHIP_SEED_MIX = 0x1EAD5L;
 
 	private static final int SESSION_TIMEOUT_MS = 3_000;
 
@@ -139,6 +157,24 @@ class RandomizedFaultCheckerTests {
 	private HiccupMeter hiccups;
 
 	private final AtomicBoolean stop = new AtomicBoolean();
+
+	/** Each leadership group's fencing register, by group name. */
+	private final Map<String, FencingRegister> registers = new TreeMap<>();
+
+	private final List<Candidacy> candidacies = new ArrayList<>();
+
+	private final Map<TermEnd, LongAdder> termEnds = new EnumMap<>(TermEnd.class);
+
+	/** Terms granted twice an epoch, or a candidate's epoch that did not grow. */
+	private final Queue<String> grantViolations = new ConcurrentLinkedQueue<>();
+
+	/** Each epoch granted, and to whom: an epoch is one term's alone. */
+	private final Map<String, String> grantedEpochs = new ConcurrentHashMap<>();
+
+	private final LongAdder recreations = new LongAdder();
+
+	/** A client of its own, for deleting and making again the groups' paths. */
+	private CuratorFramework admin;
 
 	private TestingCluster cluster;
 
@@ -186,6 +222,9 @@ class RandomizedFaultCheckerTests {
 			this.faults.put(fault, new LongAdder());
 		}
 		startCluster();
+		this.admin = CuratorFrameworkFactory.newClient(this.cluster.getConnectString(), new RetryOneTime(200));
+		this.admin.start();
+		this.closeables.add(this.admin);
 		this.healer = Executors.newScheduledThreadPool(2);
 		this.releasers = Executors.newCachedThreadPool();
 		int registries = 3 + random.nextInt(2);
@@ -200,7 +239,9 @@ class RandomizedFaultCheckerTests {
 		for (int i = 0; i < curators; i++) {
 			this.participants.add(curator("curator-" + i));
 		}
-		String configuration = registries + " registries, " + curators + " Curator clients, " + keys;
+		Random leadership = new Random(seed ^ LEADERSHIP_SEED_MIX);
+		String configuration = registries + " registries, " + curators + " Curator clients, " + keys + ", "
+				+ joinLeadership(leadership);
 		System.out.println("Fault checker: " + configuration);
 
 		List<Thread> workers = new ArrayList<>();
@@ -219,12 +260,28 @@ class RandomizedFaultCheckerTests {
 				worker.start();
 			}
 		}
+		List<Thread> leaders = new ArrayList<>();
+		for (Candidacy candidacy : this.candidacies) {
+			long leaderSeed = seed * 37 + index++;
+			Thread leader = new Thread(() -> {
+				awaitQuietly(started);
+				candidacy.lead(new Random(leaderSeed));
+			}, candidacy.participant.name + "-leader-" + candidacy.group.name());
+			leaders.add(leader);
+			leader.start();
+		}
 		this.hiccups = HiccupMeter.start();
 		started.countDown();
 		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
 		while (System.nanoTime() < end) {
 			Thread.sleep(150 + random.nextInt(450));
 			injectFault(random);
+			if (leadership.nextInt(12) == 0) {
+				List<String> groups = new ArrayList<>(this.registers.keySet());
+				String group = groups.get(leadership.nextInt(groups.size()));
+				// Off the chaos thread, as it waits for replies
+				this.releasers.execute(() -> recreateGroup(group));
+			}
 		}
 		this.stop.set(true);
 		this.hiccups.close();
@@ -237,13 +294,20 @@ class RandomizedFaultCheckerTests {
 						+ Arrays.toString(worker.getStackTrace()));
 			}
 		}
+		endLeadership(leaders);
 		this.releasers.shutdown();
 		assertThat(this.releasers.awaitTermination(30, TimeUnit.SECONDS)).as("leases released").isTrue();
 		long drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
 
-		int orphans = awaitNoLockNodes(keys.paths());
+		List<String> nodePaths = new ArrayList<>(keys.paths());
+		this.registers.keySet().forEach((group) -> nodePaths.add(LeaderGroup.named(group).path()));
+		int orphans = awaitNoLockNodes(nodePaths);
 		HoldLog.Verdict verdict = this.log.verdict();
-		String figures = report(seed, seconds, configuration, verdict, orphans, drainedMs);
+		List<FencingRegister.Verdict> fencing = this.registers.values().stream().map(FencingRegister::verdict).toList();
+		List<String> leadershipViolations = new ArrayList<>(this.grantViolations);
+		fencing.forEach((register) -> leadershipViolations.addAll(register.violations()));
+		String figures = report(seed, seconds, configuration, verdict, orphans, drainedMs)
+				+ leadershipReport(fencing, leadershipViolations);
 		System.out.println(figures);
 		Files.createDirectories(Path.of("target"));
 		Files.writeString(Path.of("target", "fault-checker.md"), figures);
@@ -251,6 +315,7 @@ class RandomizedFaultCheckerTests {
 		assertThat(this.unexpected).as("unexpected outcomes").isEmpty();
 		assertThat(verdict.violations).as("overlapping holds with neither side compromised").isEmpty();
 		assertThat(verdict.regressions).as("fencing tokens going back").isEmpty();
+		assertThat(leadershipViolations).as("leadership: writers of one epoch, epochs not growing").isEmpty();
 		assertThat(orphans).as("lock nodes left behind").isZero();
 		// A wait cannot be more punctual than the machine schedules a thread: the margin
 		// is
@@ -269,6 +334,226 @@ class RandomizedFaultCheckerTests {
 			}
 		}
 		assertThat(this.log.size()).as("grants").isPositive();
+		assertThat(fencing).as("leaders' accepted writes").allMatch((register) -> register.accepted() > 0);
+	}
+
+	// --- leadership ---
+
+	/**
+	 * Join one or two groups with the registries: the first two in each (one behind
+	 * proxies, one not, so that faults hand the group over), the others now and then,
+	 * each leading on or stepping down when suspended.
+	 * @return the configuration, in words
+	 */
+	private String joinLeadership(Random random) {
+		for (TermEnd end : TermEnd.values()) {
+			this.termEnds.put(end, new LongAdder());
+		}
+		int groups = 1 + random.nextInt(2);
+		List<Participant> engines = this.participants.stream().filter((p) -> p.registry != null).toList();
+		for (int g = 0; g < groups; g++) {
+			LeaderGroup group = LeaderGroup.named("g" + g);
+			this.registers.put(group.name(), new FencingRegister(group.name()));
+			for (int i = 0; i < engines.size(); i++) {
+				if (i < 2 || random.nextInt(3) > 0) {
+					OnSuspended onSuspended = random.nextBoolean() ? OnSuspended.LEAD_ON : OnSuspended.STEP_DOWN;
+					this.candidacies.add(new Candidacy(engines.get(i), group, onSuspended));
+				}
+			}
+		}
+		return this.candidacies.size() + " candidates in " + groups
+				+ ((groups == 1) ? " leader group " : " leader groups ")
+				+ this.candidacies.stream().map(Candidacy::toString).toList();
+	}
+
+	/**
+	 * Delete a group's path with every node under it, as an operator may, and make it
+	 * again: its leader's term is LOST, its waiting candidates queue again, and epochs
+	 * still grow.
+	 */
+	private void recreateGroup(String group) {
+		String path = LeaderGroup.named(group).path();
+		// Node by node and a bounded number of times, not Curator's
+		// deletingChildrenIfNeeded: that one tries again until the path is empty, and
+		// candidates that queue again at once keep it busy for seconds
+		for (int attempt = 1;; attempt++) {
+			try {
+				for (String child : this.admin.getChildren().forPath(path)) {
+					deleteQuietly(path + "/" + child);
+				}
+				this.admin.delete().forPath(path);
+				break;
+			}
+			catch (KeeperException.NoNodeException ex) {
+				// Reaped as an empty container: made again all the same
+				break;
+			}
+			catch (KeeperException.NotEmptyException ex) {
+				// A candidate queued again in between
+				if (attempt == 3) {
+					return;
+				}
+			}
+			catch (Exception ex) {
+				// No connection: not this time
+				return;
+			}
+		}
+		try {
+			this.admin.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(path);
+		}
+		catch (Exception ex) {
+			// A candidate made it first, or no connection: a candidate makes it
+		}
+		this.recreations.increment();
+		this.log.event("group path " + path + " deleted and made again");
+	}
+
+	private void deleteQuietly(String node) throws Exception {
+		try {
+			this.admin.delete().forPath(node);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			// Released, or its session gone, meanwhile
+		}
+	}
+
+	/**
+	 * After the chaos: the leaders stop writing, every group has a leader again, and
+	 * every candidate leaves.
+	 */
+	private void endLeadership(List<Thread> leaders) throws InterruptedException {
+		for (Thread leader : leaders) {
+			leader.join(TimeUnit.SECONDS.toMillis(60));
+			if (leader.isAlive()) {
+				this.unexpected.add("leader " + leader.getName() + " did not end (hang): "
+						+ Arrays.toString(leader.getStackTrace()));
+			}
+		}
+		for (String group : this.registers.keySet()) {
+			List<Candidacy> members = this.candidacies.stream().filter((c) -> c.group.name().equals(group)).toList();
+			try {
+				await("a leader of " + group + " once healed").atMost(Duration.ofSeconds(30))
+					.until(() -> members.stream().anyMatch((c) -> c.candidate.isLeader()));
+			}
+			catch (ConditionTimeoutException ex) {
+				this.unexpected.add("no leader of group " + group + " once healed: " + members);
+			}
+		}
+		for (Candidacy candidacy : this.candidacies) {
+			if (!candidacy.candidate.close(Duration.ofSeconds(30))) {
+				this.unexpected.add("candidate " + candidacy + " did not leave");
+			}
+		}
+	}
+
+	/**
+	 * A registry's candidate in a group, and the leader work it does while it leads: a
+	 * fenced write every few milliseconds, while its term goes on.
+	 */
+	final class Candidacy implements LeadershipListener {
+
+		final Participant participant;
+
+		final LeaderGroup group;
+
+		final OnSuspended onSuspended;
+
+		final FencingRegister register;
+
+		final LongAdder terms = new LongAdder();
+
+		/** The epoch of this candidate's last term; its listener calls never overlap. */
+		private long lastEpoch = Long.MIN_VALUE;
+
+		final LeaderCandidate candidate;
+
+		Candidacy(Participant participant, LeaderGroup group, OnSuspended onSuspended) {
+			this.participant = participant;
+			this.group = group;
+			this.onSuspended = onSuspended;
+			this.register = RandomizedFaultCheckerTests.this.registers.get(group.name());
+			this.candidate = participant.registry.joinLeadership(group, onSuspended, this);
+		}
+
+		@Override
+		public void leadershipGranted(LeaderTerm term) {
+			this.terms.increment();
+			String who = this.participant.name;
+			String other = RandomizedFaultCheckerTests.this.grantedEpochs
+				.putIfAbsent(this.group.name() + "@" + term.epoch(), who);
+			if (other != null) {
+				RandomizedFaultCheckerTests.this.grantViolations
+					.add("epoch " + term.epoch() + " of " + this.group.name() + " granted to " + other + " and " + who);
+			}
+			if (term.epoch() <= this.lastEpoch) {
+				RandomizedFaultCheckerTests.this.grantViolations.add(who + " led " + this.group.name() + " with epoch "
+						+ term.epoch() + " after epoch " + this.lastEpoch);
+			}
+			this.lastEpoch = term.epoch();
+			RandomizedFaultCheckerTests.this.log
+				.event(who + " leads " + this.group.name() + " with epoch " + term.epoch());
+		}
+
+		@Override
+		public void leadershipRevoked(LeaderTerm term, TermEnd why) {
+			RandomizedFaultCheckerTests.this.termEnds.get(why).increment();
+			RandomizedFaultCheckerTests.this.log.event(this.participant.name + " term of " + this.group.name()
+					+ " with epoch " + term.epoch() + " ended " + why);
+		}
+
+		/**
+		 * Write while leading, until the chaos ends; now and then step down.
+		 */
+		void lead(Random random) {
+			AtomicBoolean stop = RandomizedFaultCheckerTests.this.stop;
+			while (!stop.get()) {
+				LeaderTerm term;
+				try {
+					term = this.candidate.awaitLeadership(Duration.ofMillis(100));
+				}
+				catch (InterruptedException ex) {
+					continue;
+				}
+				while (term != null && !stop.get() && term.isActive()) {
+					this.register.write(term.epoch(), this.participant.name);
+					if (random.nextInt(300) == 0) {
+						this.candidate.yieldLeadership();
+					}
+					try {
+						Thread.sleep(1 + random.nextInt(10));
+					}
+					catch (InterruptedException ex) {
+						// Nobody interrupts a leader's worker
+					}
+				}
+			}
+		}
+
+		@Override
+		public String toString() {
+			return this.participant.name + " in " + this.group.name() + " ("
+					+ this.onSuspended.name().toLowerCase().replace('_', ' ') + ")";
+		}
+
+	}
+
+	private String leadershipReport(List<FencingRegister.Verdict> fencing, List<String> violations) {
+		String ends = this.termEnds.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().sum() > 0)
+			.map((entry) -> entry.getKey().name().toLowerCase() + " " + entry.getValue().sum())
+			.collect(Collectors.joining(", "));
+		long granted = this.candidacies.stream().mapToLong((c) -> c.terms.sum()).sum();
+		return "\n| leadership | terms granted | term ends | terms that wrote | accepted writes | fenced writes | violations (a, b, c, grants) | container re-creations |\n"
+				+ "|---|---|---|---|---|---|---|---|\n" + "| " + this.candidacies.size() + " candidates in "
+				+ this.registers.size() + ((this.registers.size() == 1) ? " group | " : " groups | ") + granted + " | "
+				+ ends + " | " + fencing.stream().mapToInt(FencingRegister.Verdict::terms).sum() + " | "
+				+ fencing.stream().mapToInt(FencingRegister.Verdict::accepted).sum() + " | "
+				+ fencing.stream().mapToLong(FencingRegister.Verdict::fenced).sum() + " | " + violations.size() + " | "
+				+ this.recreations.sum() + " |\n"
+				+ (violations.isEmpty() ? "" : "leadership violations: " + violations.stream().limit(10).toList()
+						+ "\nchaos: " + String.join("\n", this.log.events()) + "\n");
 	}
 
 	// --- the participants ---
