@@ -64,10 +64,11 @@ import java.lang.annotation.Target;
  * call, unwatched, maybe while another instance leads. Whatever cannot work fails the
  * application's startup with a message naming the method: a private, static or final
  * method, a self-call through {@code this} (which bypasses the proxy, as with
- * {@code @Transactional}; see {@link UnlockedSelfCall}), an empty or invalid group name,
- * a placeholder that cannot be resolved, and a return type that has nothing to return
- * when the call is skipped (a primitive other than {@code void}, a concrete collection
- * type that cannot be made empty).
+ * {@code @Transactional}; see {@link UnlockedSelfCall}) unless the caller is itself
+ * leader work of the same group, an empty or invalid group name, a placeholder that
+ * cannot be resolved, and a return type that has nothing to return when the call is
+ * skipped (a primitive other than {@code void}, a concrete collection type that cannot be
+ * made empty).
  *
  * @author zk-lock
  * @see DistributedLock

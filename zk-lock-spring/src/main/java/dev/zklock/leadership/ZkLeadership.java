@@ -330,7 +330,14 @@ public class ZkLeadership implements SmartLifecycle, ApplicationEventPublisherAw
 		for (GroupLeadership group : this.groups.values()) {
 			LeaderCandidate candidate = group.candidate();
 			if (candidate != null) {
-				leaving.add(CompletableFuture.runAsync(() -> leave(group, candidate)));
+				// A thread each: the common pool may have one worker, and each hand-off
+				// may
+				// wait up to the timeout for its leader work, so they must wait together
+				leaving.add(CompletableFuture.runAsync(() -> leave(group, candidate), (task) -> {
+					Thread thread = new Thread(task, "zk-lock-hand-off-" + group.name());
+					thread.setDaemon(true);
+					thread.start();
+				}));
 			}
 		}
 		try {

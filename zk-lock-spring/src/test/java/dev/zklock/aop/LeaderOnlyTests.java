@@ -24,6 +24,7 @@ import dev.zklock.core.leader.GroupMember;
 import dev.zklock.core.leader.LeaderTerm;
 import dev.zklock.core.leader.LeadershipLostException;
 import dev.zklock.core.leader.TermEnd;
+import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.leadership.LeaderContext;
 import dev.zklock.leadership.LeaderGrantedEvent;
 import dev.zklock.leadership.LeaderRevokedEvent;
@@ -173,11 +174,36 @@ class LeaderOnlyTests {
 
 	@Test
 	void aLostTermInterruptsTheRunningMethodWhichEndsWithLeadershipLost() throws Exception {
-		try (AnnotationConfigApplicationContext a = LeaderOnlyContext.start(this.zk, "lost", Jobs.class);
-				AnnotationConfigApplicationContext b = LeaderOnlyContext.start(this.zk, "lost", Jobs.class)) {
-			AnnotationConfigApplicationContext leader = awaitLeader("lost", a, b);
+		assertLossInterruptsLeaderWork("lost", (leader) -> {
+			GroupMember member = leader.getBean(ZkLeadership.class).members("lost").get(0);
+			assertThat(member.leader()).isTrue();
+			CuratorFramework other = this.zk.newClient();
+			try {
+				other.delete().forPath("/leaders/lost/" + member.node());
+			}
+			finally {
+				other.close();
+			}
+		});
+	}
+
+	@Test
+	void aSessionExpiryInterruptsTheRunningMethodWhichEndsWithLeadershipLost() throws Exception {
+		assertLossInterruptsLeaderWork("expired",
+				(leader) -> leader.getBean(ZkLockRegistry.class)
+					.getClient()
+					.getZookeeperClient()
+					.getZooKeeper()
+					.getTestable()
+					.injectSessionExpiration());
+	}
+
+	private void assertLossInterruptsLeaderWork(String group, Loss loss) throws Exception {
+		try (AnnotationConfigApplicationContext a = LeaderOnlyContext.start(this.zk, group, Jobs.class);
+				AnnotationConfigApplicationContext b = LeaderOnlyContext.start(this.zk, group, Jobs.class)) {
+			AnnotationConfigApplicationContext leader = awaitLeader(group, a, b);
 			ZkLeadership leadership = leader.getBean(ZkLeadership.class);
-			LeaderTerm term = leadership.currentTerm("lost");
+			LeaderTerm term = leadership.currentTerm(group);
 			assertThat(term).isNotNull();
 			Jobs jobs = leader.getBean(Jobs.class);
 			AtomicReference<@Nullable Boolean> interruptedAfterTheCall = new AtomicReference<>();
@@ -190,27 +216,26 @@ class LeaderOnlyTests {
 				}
 			}, TestThreads.EXECUTOR);
 			assertThat(jobs.probe().running.await(20, TimeUnit.SECONDS)).isTrue();
-			GroupMember member = leadership.members("lost").get(0);
-			assertThat(member.leader()).isTrue();
-			CuratorFramework other = this.zk.newClient();
-			try {
-				other.delete().forPath("/leaders/lost/" + member.node());
-			}
-			finally {
-				other.close();
-			}
+			loss.inflict(leader);
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> running.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOfSatisfying(LeadershipLostException.class, (lost) -> {
-					assertThat(lost.getGroup()).isEqualTo("lost");
+					assertThat(lost.getGroup()).isEqualTo(group);
 					assertThat(lost.getEpoch()).isEqualTo(term.epoch());
 					assertThat(lost).hasMessageContaining("the term's node was lost")
 						.hasMessageContaining(Jobs.class.getName() + ".untilInterrupted()");
 				});
 			assertThat(jobs.probe().interrupted).hasValue(true);
 			assertThat(interruptedAfterTheCall).hasValue(false);
-			InProcessZooKeeper.eventually().until(() -> leadership.runningWork("lost") == 0);
+			InProcessZooKeeper.eventually().until(() -> leadership.runningWork(group) == 0);
 		}
+	}
+
+	@FunctionalInterface
+	interface Loss {
+
+		void inflict(AnnotationConfigApplicationContext leader) throws Exception;
+
 	}
 
 	/**
