@@ -45,6 +45,9 @@ final class GroupLeadership implements LeadershipListener {
 
 	private volatile @Nullable LeaderCandidate candidate;
 
+	/** The term whose components are started; guarded by the components' monitor. */
+	private @Nullable LeaderTerm leading;
+
 	private final AtomicLong terms = new AtomicLong();
 
 	private final AtomicLong nanosLeading = new AtomicLong();
@@ -75,8 +78,17 @@ final class GroupLeadership implements LeadershipListener {
 		this.candidate = candidate;
 	}
 
+	/**
+	 * Add a leader-only component; started at once if a term goes on (a lazy bean made
+	 * while this instance leads), else at the next term's start.
+	 */
 	void addComponent(Lifecycle component) {
-		this.components.add(component);
+		synchronized (this.components) {
+			this.components.add(component);
+			if (this.leading != null && this.leading.isActive()) {
+				start(component);
+			}
+		}
 	}
 
 	List<Lifecycle> components() {
@@ -138,14 +150,9 @@ final class GroupLeadership implements LeadershipListener {
 	public void leadershipGranted(LeaderTerm term) {
 		this.terms.incrementAndGet();
 		this.termStarted.set(System.nanoTime());
-		for (Lifecycle component : this.components) {
-			try {
-				component.start();
-			}
-			catch (RuntimeException ex) {
-				logger.error("Leader-only component " + component + " of group '" + this.name + "' failed to start",
-						ex);
-			}
+		synchronized (this.components) {
+			this.leading = term;
+			this.components.forEach(this::start);
 		}
 		this.leadership.publish(new LeaderGrantedEvent(this.leadership, term));
 		for (LeadershipListener listener : this.listeners) {
@@ -165,10 +172,13 @@ final class GroupLeadership implements LeadershipListener {
 		for (LeadershipListener listener : this.listeners) {
 			listener.leadershipRevoked(term, why);
 		}
-		List<Lifecycle> reversed = new ArrayList<>(this.components);
-		Collections.reverse(reversed);
-		for (Lifecycle component : reversed) {
-			stop(component, deadline);
+		synchronized (this.components) {
+			this.leading = null;
+			List<Lifecycle> reversed = new ArrayList<>(this.components);
+			Collections.reverse(reversed);
+			for (Lifecycle component : reversed) {
+				stop(component, deadline);
+			}
 		}
 		if (why.isHandOff()) {
 			drain(term, why, deadline);
@@ -207,6 +217,15 @@ final class GroupLeadership implements LeadershipListener {
 					+ this.leadership.getHandOffTimeout() + " passed: interrupted, and the group handed over");
 			work.stop(why);
 		});
+	}
+
+	private void start(Lifecycle component) {
+		try {
+			component.start();
+		}
+		catch (RuntimeException ex) {
+			logger.error("Leader-only component " + component + " of group '" + this.name + "' failed to start", ex);
+		}
 	}
 
 	private void stop(Lifecycle component, long deadline) {
