@@ -21,8 +21,8 @@ class UserPagesTests {
 
 	/** The pages a user reads to get a task done. */
 	static final List<String> USER_PAGES = List.of("README.md", "docs/getting-started.md", "docs/annotation.md",
-			"docs/lock-modes.md", "docs/leadership.md", "docs/programmatic-use.md", "docs/testing.md", "docs/migrating.md",
-			"docs/troubleshooting.md", "docs/configuration-properties.md");
+			"docs/lock-modes.md", "docs/leadership.md", "docs/programmatic-use.md", "docs/testing.md",
+			"docs/migrating.md", "docs/troubleshooting.md", "docs/configuration-properties.md");
 
 	/** A class name ending in {@code Tests}, not part of a word or a {@code -D} flag. */
 	private static final Pattern TEST_CLASS = Pattern.compile("(?<![\\w-])[A-Z]\\w+Tests\\b");
