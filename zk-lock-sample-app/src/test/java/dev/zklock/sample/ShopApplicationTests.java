@@ -75,6 +75,29 @@ class ShopApplicationTests {
 
 	@Test
 	@SuppressWarnings("unchecked")
+	void theOnlyInstanceLeadsTheRestockJobWhichTopsUpLowStockWithItsEpoch() {
+		RestClient client = client();
+		this.jdbc.sql("UPDATE stock SET qty = 3 WHERE sku = 'apple'").update();
+		// The job runs every 10 s by default, and at once when the term begins
+		await().atMost(LONG_WAIT).untilAsserted(() -> assertThat(stockLeft(client, "apple")).isEqualTo(100));
+		Map<String, Object> view = client.get().uri("/demo/leader").retrieve().body(JSON);
+		assertThat(view).containsEntry("group", "restock").containsEntry("thisInstanceLeads", true);
+		long epoch = ((Number) view.get("epoch")).longValue();
+		List<Map<String, Object>> members = (List<Map<String, Object>>) view.get("members");
+		assertThat(members).singleElement().satisfies((member) -> {
+			assertThat(member).containsEntry("leader", true);
+			assertThat(((Number) member.get("epoch")).longValue()).isEqualTo(epoch);
+		});
+		assertThat(this.jdbc.sql("SELECT MAX(epoch) FROM restock").query(Long.class).single()).isEqualTo(epoch);
+		Map<String, Object> leaders = client.get().uri("/actuator/zkleaders").retrieve().body(JSON);
+		assertThat((List<Map<String, Object>>) leaders.get("groups")).anySatisfy((group) -> {
+			assertThat(group).containsEntry("name", "restock");
+			assertThat(((Map<String, Object>) group.get("leader")).get("epoch")).isEqualTo(view.get("epoch"));
+		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
 	void healthIsUpWithZkLockDetails() {
 		Map<String, Object> health = client().get().uri("/actuator/health").retrieve().body(JSON);
 		assertThat(health).containsEntry("status", "UP");
