@@ -22,18 +22,21 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
-	private final transient LockOperationSourcePointcut pointcut;
+	private final transient LockOperationSource operationSource;
+
+	private final transient OperationSourcePointcut pointcut;
 
 	private final transient Advice advice;
 
 	DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor, int order) {
-		this.pointcut = new LockOperationSourcePointcut(operationSource);
+		this.operationSource = operationSource;
+		this.pointcut = new OperationSourcePointcut(operationSource);
 		this.advice = interceptor;
 		setOrder(order);
 	}
 
 	LockOperationSource operationSource() {
-		return this.pointcut.operationSource();
+		return this.operationSource;
 	}
 
 	@Override

@@ -21,18 +21,21 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
-	private final transient LeaderOperationSourcePointcut pointcut;
+	private final transient LeaderOperationSource operationSource;
+
+	private final transient OperationSourcePointcut pointcut;
 
 	private final transient Advice advice;
 
 	LeaderOnlyAdvisor(LeaderOperationSource operationSource, LeaderOnlyInterceptor interceptor, int order) {
-		this.pointcut = new LeaderOperationSourcePointcut(operationSource);
+		this.operationSource = operationSource;
+		this.pointcut = new OperationSourcePointcut(operationSource);
 		this.advice = interceptor;
 		setOrder(order);
 	}
 
 	LeaderOperationSource operationSource() {
-		return this.pointcut.operationSource();
+		return this.operationSource;
 	}
 
 	@Override

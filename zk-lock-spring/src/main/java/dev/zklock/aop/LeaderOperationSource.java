@@ -26,7 +26,7 @@ import org.springframework.util.ReflectionUtils;
  * when {@link LockedBeanVerifier} asks for every leader-only operation of a bean's class
  * ({@link #leaderOperations(Class)}), before the bean is proxied.
  */
-final class LeaderOperationSource {
+final class LeaderOperationSource implements ProxiedMethodSource {
 
 	private static final Object NONE = new Object();
 
@@ -47,7 +47,8 @@ final class LeaderOperationSource {
 	 * @param targetClass the class
 	 * @return whether its methods need to be looked at
 	 */
-	boolean isCandidateClass(Class<?> targetClass) {
+	@Override
+	public boolean isCandidateClass(Class<?> targetClass) {
 		return this.parser.isCandidateClass(targetClass);
 	}
 
@@ -58,7 +59,8 @@ final class LeaderOperationSource {
 	 * @return the operation, or {@code null} if the method is not leader-only
 	 * @throws InvalidLockDeclarationException if the declaration cannot work
 	 */
-	@Nullable LeaderOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+	@Override
+	public @Nullable LeaderOperation getOperation(Method method, @Nullable Class<?> targetClass) {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
 		}

@@ -27,7 +27,7 @@ import org.springframework.util.ReflectionUtils;
  * every locked operation of a bean's class ({@link #lockedOperations(Class)}), before the
  * bean is proxied.
  */
-final class LockOperationSource {
+final class LockOperationSource implements ProxiedMethodSource {
 
 	private static final Object NONE = new Object();
 
@@ -48,7 +48,8 @@ final class LockOperationSource {
 	 * @param targetClass the class
 	 * @return whether its methods need to be looked at
 	 */
-	boolean isCandidateClass(Class<?> targetClass) {
+	@Override
+	public boolean isCandidateClass(Class<?> targetClass) {
 		return this.parser.isCandidateClass(targetClass);
 	}
 
@@ -59,7 +60,8 @@ final class LockOperationSource {
 	 * @return the operation, or {@code null} if the method is not locked
 	 * @throws InvalidLockDeclarationException if the declaration cannot work
 	 */
-	@Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+	@Override
+	public @Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass) {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
 		}

@@ -15,14 +15,14 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * verifier at startup), and equality by operation source, so that Spring can tell two
  * advisors over one source apart from two different ones.
  */
-class LockOperationSourcePointcutTests {
+class OperationSourcePointcutTests {
 
 	private final LockOperationSource source = new LockOperationSource(
 			new LockOperationParser(new DefaultListableBeanFactory()));
 
 	@Test
 	void classFilterDoesNotCheckDeclarations() {
-		LockOperationSourcePointcut pointcut = new LockOperationSourcePointcut(this.source);
+		OperationSourcePointcut pointcut = new OperationSourcePointcut(this.source);
 		assertThat(pointcut.getClassFilter().matches(PrivateMethod.class)).isTrue();
 		assertThat(pointcut.getClassFilter().matches(String.class)).isFalse();
 		// The declaration is checked when its operation is asked for
@@ -33,16 +33,16 @@ class LockOperationSourcePointcutTests {
 
 	@Test
 	void methodMatcherMatchesLockedMethods() throws Exception {
-		LockOperationSourcePointcut pointcut = new LockOperationSourcePointcut(this.source);
+		OperationSourcePointcut pointcut = new OperationSourcePointcut(this.source);
 		assertThat(pointcut.getMethodMatcher().matches(Locked.class.getMethod("run"), Locked.class)).isTrue();
 		assertThat(pointcut.getMethodMatcher().matches(Locked.class.getMethod("other"), Locked.class)).isFalse();
 	}
 
 	@Test
 	void equalByOperationSource() {
-		LockOperationSourcePointcut pointcut = new LockOperationSourcePointcut(this.source);
-		LockOperationSourcePointcut sameSource = new LockOperationSourcePointcut(this.source);
-		LockOperationSourcePointcut otherSource = new LockOperationSourcePointcut(
+		OperationSourcePointcut pointcut = new OperationSourcePointcut(this.source);
+		OperationSourcePointcut sameSource = new OperationSourcePointcut(this.source);
+		OperationSourcePointcut otherSource = new OperationSourcePointcut(
 				new LockOperationSource(new LockOperationParser(null)));
 		assertThat(pointcut).isEqualTo(sameSource).hasSameHashCodeAs(sameSource).isNotEqualTo(otherSource);
 		assertThat(pointcut.getClassFilter()).isEqualTo(sameSource.getClassFilter())
