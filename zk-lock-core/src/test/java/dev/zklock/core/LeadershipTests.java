@@ -3,8 +3,6 @@ package dev.zklock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,12 +49,12 @@ class LeadershipTests {
 
 	@Test
 	void oneOfThreeLeadsAndEveryInstanceReadsTheSameQueue() throws Exception {
-		List<Recorder> recorders = new ArrayList<>();
+		List<LeadershipRecorder> recorders = new ArrayList<>();
 		List<LeaderCandidate> candidates = new ArrayList<>();
 		List<ZkLockRegistry> registries = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			ZkLockRegistry registry = this.zk.newRegistry();
-			Recorder recorder = new Recorder();
+			LeadershipRecorder recorder = new LeadershipRecorder();
 			registries.add(registry);
 			recorders.add(recorder);
 			candidates.add(registry.joinLeadership(GROUP, recorder));
@@ -81,11 +79,11 @@ class LeadershipTests {
 
 	@Test
 	void closingTheLeaderHandsOverToTheNextWithAGreaterEpoch() throws Exception {
-		Recorder firstRecorder = new Recorder();
+		LeadershipRecorder firstRecorder = new LeadershipRecorder();
 		LeaderCandidate first = this.zk.newRegistry().joinLeadership(GROUP, firstRecorder);
 		LeaderTerm firstTerm = first.awaitLeadership(WAIT);
 		assertThat(firstTerm).isNotNull();
-		Recorder secondRecorder = new Recorder();
+		LeadershipRecorder secondRecorder = new LeadershipRecorder();
 		ZkLockRegistry secondRegistry = this.zk.newRegistry();
 		LeaderCandidate second = secondRegistry.joinLeadership(GROUP, secondRecorder);
 		eventually().until(() -> secondRegistry.groupMembers(GROUP).size() == 2);
@@ -108,10 +106,10 @@ class LeadershipTests {
 	@Test
 	void aLeaderThatYieldsQueuesBehindTheOthersAndLeadsAgainWithANewEpoch() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
-		LeaderCandidate alone = registry.joinLeadership(GROUP, new Recorder());
+		LeaderCandidate alone = registry.joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm one = alone.awaitLeadership(WAIT);
 		assertThat(one).isNotNull();
-		LeaderCandidate other = this.zk.newRegistry().joinLeadership(GROUP, new Recorder());
+		LeaderCandidate other = this.zk.newRegistry().joinLeadership(GROUP, new LeadershipRecorder());
 		eventually().until(() -> registry.groupMembers(GROUP).size() == 2);
 		alone.yieldLeadership();
 		assertThat(other.awaitLeadership(WAIT)).isNotNull();
@@ -126,7 +124,7 @@ class LeadershipTests {
 
 	@Test
 	void aSoleCandidateThatYieldsLeadsAgainWithANewEpoch() throws Exception {
-		LeaderCandidate alone = this.zk.newRegistry().joinLeadership(GROUP, new Recorder());
+		LeaderCandidate alone = this.zk.newRegistry().joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm one = alone.awaitLeadership(WAIT);
 		assertThat(one).isNotNull();
 		alone.yieldLeadership();
@@ -138,13 +136,13 @@ class LeadershipTests {
 	void anExpiredLeaderNeverBelievesItLeadsAndTheNextLeadsWithAGreaterEpoch() throws Exception {
 		CuratorFramework client = this.zk.newClient();
 		ZkLockRegistry expiring = this.zk.newRegistry(client);
-		Recorder recorder = new Recorder();
+		LeadershipRecorder recorder = new LeadershipRecorder();
 		LeaderCandidate old = expiring.joinLeadership(GROUP, recorder);
 		LeaderTerm oldTerm = old.awaitLeadership(WAIT);
 		assertThat(oldTerm).isNotNull();
 		AtomicInteger interrupted = new AtomicInteger();
 		oldTerm.onEnd((why) -> interrupted.incrementAndGet());
-		LeaderCandidate next = this.zk.newRegistry().joinLeadership(GROUP, new Recorder());
+		LeaderCandidate next = this.zk.newRegistry().joinLeadership(GROUP, new LeadershipRecorder());
 		eventually().until(() -> expiring.groupMembers(GROUP).size() == 2);
 		ServerSideExpiry.expire(this.zk.connectString(), client, 4000, WAIT);
 		LeaderTerm nextTerm = next.awaitLeadership(WAIT);
@@ -168,7 +166,7 @@ class LeadershipTests {
 	@Test
 	void aLeaderWhoseNodeAnotherClientDeletesLosesItsTerm() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
-		LeaderCandidate candidate = registry.joinLeadership(GROUP, new Recorder());
+		LeaderCandidate candidate = registry.joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm term = candidate.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
 		String node = registry.groupMembers(GROUP).get(0).node();
@@ -183,10 +181,10 @@ class LeadershipTests {
 	@Test
 	void aRevocationRequestHandsOver() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
-		LeaderCandidate leader = registry.joinLeadership(GROUP, new Recorder());
+		LeaderCandidate leader = registry.joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm term = leader.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
-		LeaderCandidate next = this.zk.newRegistry().joinLeadership(GROUP, new Recorder());
+		LeaderCandidate next = this.zk.newRegistry().joinLeadership(GROUP, new LeadershipRecorder());
 		eventually().until(() -> registry.groupMembers(GROUP).size() == 2);
 		assertThat(this.zk.newRegistry().requestRevocation(GROUP)).hasSize(1);
 		assertThat(next.awaitLeadership(WAIT)).isNotNull();
@@ -196,14 +194,14 @@ class LeadershipTests {
 	@Test
 	void theEpochGrowsAcrossTheReCreationOfTheGroupsPath() throws Exception {
 		ZkLockRegistry registry = this.zk.newRegistry();
-		LeaderCandidate candidate = registry.joinLeadership(GROUP, new Recorder());
+		LeaderCandidate candidate = registry.joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm term = candidate.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
 		assertThat(candidate.close(WAIT)).isTrue();
 		CuratorFramework raw = this.zk.newClient();
 		raw.delete().forPath(GROUP.path());
 		raw.create().creatingParentsIfNeeded().forPath(GROUP.path());
-		LeaderCandidate again = registry.joinLeadership(GROUP, new Recorder());
+		LeaderCandidate again = registry.joinLeadership(GROUP, new LeadershipRecorder());
 		LeaderTerm next = again.awaitLeadership(WAIT);
 		assertThat(next).isNotNull();
 		assertThat(next.epoch()).isGreaterThan(term.epoch());
@@ -271,7 +269,7 @@ class LeadershipTests {
 	void aLeaderThatStepsDownWhenSuspendedEndsItsTermAtTheFirstBlip() throws Exception {
 		// Told through the lease state, as the session tracker tells every hold
 		ZkLockRegistry registry = this.zk.newRegistry();
-		Recorder recorder = new Recorder();
+		LeadershipRecorder recorder = new LeadershipRecorder();
 		LeaderCandidate candidate = registry.joinLeadership(GROUP, OnSuspended.STEP_DOWN, recorder);
 		LeaderTerm term = candidate.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
@@ -292,11 +290,11 @@ class LeadershipTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> LeaderGroup.named("g").under("leaders"))
 			.withMessageContaining("'leaders'");
 		ZkLockRegistry registry = this.zk.newRegistry();
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> registry.joinLeadership(LeaderGroup.named("g").under("/locks/leaders"), new Recorder()))
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> registry.joinLeadership(LeaderGroup.named("g").under("/locks/leaders"), new LeadershipRecorder()))
 			.withMessageContaining("'/locks/leaders' must be apart from the lock root path '/locks'");
-		LeaderCandidate candidate = registry.joinLeadership(GROUP, new Recorder());
-		assertThatIllegalStateException().isThrownBy(() -> registry.joinLeadership(GROUP, new Recorder()))
+		LeaderCandidate candidate = registry.joinLeadership(GROUP, new LeadershipRecorder());
+		assertThatIllegalStateException().isThrownBy(() -> registry.joinLeadership(GROUP, new LeadershipRecorder()))
 			.withMessageContaining("already has a candidate in leader group 'poller'");
 		assertThat(candidate.awaitLeadership(WAIT)).isNotNull();
 		assertThat(this.zk.children("/locks")).isEmpty();
@@ -306,23 +304,6 @@ class LeadershipTests {
 		candidate.close();
 		assertThat(registry.candidates()).isEmpty();
 		assertThat(this.zk.children(GROUP.path())).isEmpty();
-	}
-
-	/** What a listener was told, in order. */
-	static final class Recorder implements LeadershipListener {
-
-		final Queue<String> events = new ConcurrentLinkedQueue<>();
-
-		@Override
-		public void leadershipGranted(LeaderTerm term) {
-			this.events.add("granted " + term.epoch());
-		}
-
-		@Override
-		public void leadershipRevoked(LeaderTerm term, TermEnd why) {
-			this.events.add("revoked " + term.epoch() + " " + why);
-		}
-
 	}
 
 }

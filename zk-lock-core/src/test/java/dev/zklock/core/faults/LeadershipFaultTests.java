@@ -2,8 +2,6 @@ package dev.zklock.core.faults;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -15,12 +13,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.core.LeadershipRecorder;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.leader.GroupMember;
 import dev.zklock.core.leader.LeaderCandidate;
 import dev.zklock.core.leader.LeaderGroup;
 import dev.zklock.core.leader.LeaderTerm;
-import dev.zklock.core.leader.LeadershipListener;
 import dev.zklock.core.leader.OnSuspended;
 import dev.zklock.core.leader.TermEnd;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -51,11 +49,11 @@ class LeadershipFaultTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		CuratorFramework client = this.zk.newClient(proxy.connectString());
 		long session = sessionOf(client);
-		Recorder leaderEvents = new Recorder();
+		LeadershipRecorder leaderEvents = new LeadershipRecorder();
 		LeaderCandidate leader = this.zk.newRegistry(client).joinLeadership(GROUP, OnSuspended.LEAD_ON, leaderEvents);
 		LeaderTerm term = leader.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
-		Recorder otherEvents = new Recorder();
+		LeadershipRecorder otherEvents = new LeadershipRecorder();
 		ZkLockRegistry direct = this.zk.newRegistry();
 		LeaderCandidate other = direct.joinLeadership(GROUP, otherEvents);
 		eventually().until(() -> direct.groupMembers(GROUP).size() == 2);
@@ -85,14 +83,14 @@ class LeadershipFaultTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		CuratorFramework client = this.zk.newClient(proxy.connectString());
 		long session = sessionOf(client);
-		Recorder leaderEvents = new Recorder();
+		LeadershipRecorder leaderEvents = new LeadershipRecorder();
 		LeaderCandidate leader = this.zk.newRegistry(client).joinLeadership(GROUP, OnSuspended.STEP_DOWN, leaderEvents);
 		LeaderTerm term = leader.awaitLeadership(WAIT);
 		assertThat(term).isNotNull();
 		ZkLockRegistry direct = this.zk.newRegistry();
 		LeaderCandidate other = null;
 		if (anotherQueued) {
-			other = direct.joinLeadership(GROUP, new Recorder());
+			other = direct.joinLeadership(GROUP, new LeadershipRecorder());
 			eventually().until(() -> direct.groupMembers(GROUP).size() == 2);
 		}
 
@@ -144,12 +142,12 @@ class LeadershipFaultTests {
 		ZkFaultProxy proxy = this.zk.newProxy();
 		CuratorFramework client = this.zk.newClient(proxy.connectString());
 		long session = sessionOf(client);
-		Recorder oldEvents = new Recorder();
+		LeadershipRecorder oldEvents = new LeadershipRecorder();
 		ZkLockRegistry cutOff = this.zk.newRegistry(client);
 		LeaderCandidate old = cutOff.joinLeadership(GROUP, onSuspended, oldEvents);
 		LeaderTerm oldTerm = old.awaitLeadership(WAIT);
 		assertThat(oldTerm).isNotNull();
-		Recorder nextEvents = new Recorder();
+		LeadershipRecorder nextEvents = new LeadershipRecorder();
 		ZkLockRegistry direct = this.zk.newRegistry();
 		LeaderCandidate next = direct.joinLeadership(GROUP, nextEvents);
 		eventually().until(() -> direct.groupMembers(GROUP).size() == 2);
@@ -230,23 +228,6 @@ class LeadershipFaultTests {
 				}
 			}
 			return true;
-		}
-
-	}
-
-	/** What a listener was told, in order. */
-	static final class Recorder implements LeadershipListener {
-
-		final Queue<String> events = new ConcurrentLinkedQueue<>();
-
-		@Override
-		public void leadershipGranted(LeaderTerm term) {
-			this.events.add("granted " + term.epoch());
-		}
-
-		@Override
-		public void leadershipRevoked(LeaderTerm term, TermEnd why) {
-			this.events.add("revoked " + term.epoch() + " " + why);
 		}
 
 	}
