@@ -116,13 +116,15 @@ final class SelfInvocationChecker {
 	}
 
 	private List<SelfCall> find(Class<?> beanClass, List<? extends ProxiedMethod> operations) {
-		Map<Method, ProxiedMethod> locked = new HashMap<>();
+		// Every operation of a method: one with both @LeaderOnly and @DistributedLock is
+		// exempt only if the caller covers both
+		Map<Method, List<ProxiedMethod>> locked = new HashMap<>();
 		Set<String> lockedNames = new HashSet<>();
 		for (ProxiedMethod operation : operations) {
 			if (!operation.checksSelfCalls()) {
 				continue;
 			}
-			locked.putIfAbsent(operation.method(), operation);
+			locked.computeIfAbsent(operation.method(), (method) -> new ArrayList<>()).add(operation);
 			lockedNames.add(operation.method().getName());
 		}
 		Map<String, Class<?>> hierarchy = hierarchy(beanClass);
@@ -159,16 +161,20 @@ final class SelfInvocationChecker {
 				if (target == null) {
 					continue;
 				}
-				ProxiedMethod operation = locked
+				List<ProxiedMethod> targetOperations = locked
 					.get(target.isBridge() ? BridgeMethodResolver.findBridgedMethod(target) : target);
-				if (operation == null || isDeclaredDeliberate(sitesByClass, sites, site, target.getName())) {
+				if (targetOperations == null || isDeclaredDeliberate(sitesByClass, sites, site, target.getName())) {
 					continue;
 				}
 				// A plain call (not from a lambda, which may run later) from a method
 				// whose own proxy gives the callee what it needs
 				ProxiedMethod caller = inHierarchy
 						? callers.get(sites.className() + "." + site.caller() + site.callerDescriptor()) : null;
-				if (caller != null && caller.covers(operation)) {
+				ProxiedMethod operation = targetOperations.stream()
+					.filter((needed) -> caller == null || !caller.covers(needed))
+					.findFirst()
+					.orElse(null);
+				if (operation == null) {
 					continue;
 				}
 				calls.add(new SelfCall(caller(sitesByClass, sites, site), location(sites, site), operation.annotation(),

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
+import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.LeaderOnly;
 import dev.zklock.core.InProcessZooKeeper;
 
@@ -111,6 +112,17 @@ class InvalidLeaderOnlyDeclarationTests {
 				SelfInvocationException.class);
 		assertThat(failure.getCalls()).singleElement()
 			.satisfies((call) -> assertThat(call.caller()).contains(".billing()"));
+	}
+
+	@Test
+	void selfCallFromLeaderWorkOfTheSameGroupToALockedMethod() {
+		// The term covers the callee's @LeaderOnly, not its lock: it would run without it
+		SelfInvocationException failure = cause(startupFailure("g", SelfCallToALockedLeaderMethod.class),
+				SelfInvocationException.class);
+		assertThat(failure.getCalls()).singleElement().satisfies((call) -> {
+			assertThat(call.caller()).contains(".all()");
+			assertThat(call.describe()).contains("calls @DistributedLock");
+		});
 	}
 
 	@Test
@@ -320,6 +332,20 @@ class InvalidLeaderOnlyDeclarationTests {
 
 		@LeaderOnly(group = "h")
 		public void reports() {
+		}
+
+	}
+
+	public static class SelfCallToALockedLeaderMethod {
+
+		@LeaderOnly(group = "g")
+		public void all() {
+			one();
+		}
+
+		@LeaderOnly(group = "g")
+		@DistributedLock(key = "'one'")
+		public void one() {
 		}
 
 	}
