@@ -290,6 +290,14 @@ public final class Engine {
 	}
 
 	/**
+	 * List some paths' children and read other nodes in one multi-read, without watches
+	 * (see {@link ZkOps#multiRead}).
+	 */
+	public CompletableFuture<List<ZkOps.MultiRead>> readMany(List<String> listed, List<String> read) {
+		return this.ops.multiRead(listed, read);
+	}
+
+	/**
 	 * Read a node's stat, without a watch; {@code null} if it does not exist.
 	 */
 	public CompletableFuture<@Nullable Stat> statNode(String path) {

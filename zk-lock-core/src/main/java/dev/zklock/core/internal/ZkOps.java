@@ -1,5 +1,6 @@
 package dev.zklock.core.internal;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -276,6 +277,61 @@ public final class ZkOps {
 			}
 		}
 
+	}
+
+	/**
+	 * What one read of a multi-read returned: a node's children, or its data and stat;
+	 * {@code null} in both if the node does not exist.
+	 *
+	 * @param children the children, for a {@code getChildren}
+	 * @param node the data and stat, for a {@code getData}
+	 */
+	public record MultiRead(@Nullable List<String> children, @Nullable NodeData node) {
+	}
+
+	/**
+	 * Send reads in one request, ZooKeeper's multi-read: {@code getChildren} of the paths
+	 * in {@code listed}, then {@code getData} of those in {@code read}, no watches. Each
+	 * read answers for itself (a multi-read is not atomic): a node that does not exist
+	 * gives an empty {@link MultiRead}; any other refusal fails the whole future.
+	 * @return one result per path, the listed first, in the order given
+	 */
+	public CompletableFuture<List<MultiRead>> multiRead(List<String> listed, List<String> read) {
+		List<Op> ops = new ArrayList<>(listed.size() + read.size());
+		listed.forEach((path) -> ops.add(Op.getChildren(serverPath(path))));
+		read.forEach((path) -> ops.add(Op.getData(serverPath(path))));
+		String first = !listed.isEmpty() ? listed.get(0) : (!read.isEmpty() ? read.get(0) : "/");
+		return send(first, (zooKeeper, reply) -> zooKeeper.multi(ops, (rc, p, ctx, results) -> {
+			// A multi-read's code is its first failed read's, its results every read's
+			// own
+			if (results == null || results.size() != ops.size()) {
+				reply.complete((rc != KeeperException.Code.OK.intValue()) ? rc
+						: KeeperException.Code.MARSHALLINGERROR.intValue(), List::of);
+				return;
+			}
+			List<MultiRead> reads = new ArrayList<>(results.size());
+			for (int i = 0; i < results.size(); i++) {
+				OpResult result = results.get(i);
+				if (result instanceof OpResult.GetChildrenResult list) {
+					reads.add(new MultiRead(list.getChildren(), null));
+				}
+				else if (result instanceof OpResult.GetDataResult data) {
+					byte[] bytes = data.getData();
+					reads.add(new MultiRead(null, new NodeData((bytes != null) ? bytes : new byte[0], data.getStat())));
+				}
+				else {
+					int error = ((OpResult.ErrorResult) result).getErr();
+					if (error != KeeperException.Code.NONODE.intValue()) {
+						String path = (i < listed.size()) ? listed.get(i) : read.get(i - listed.size());
+						reply.future()
+							.completeExceptionally(KeeperException.create(KeeperException.Code.get(error), path));
+						return;
+					}
+					reads.add(new MultiRead(null, null));
+				}
+			}
+			reply.future().complete(reads);
+		}, null));
 	}
 
 	/**

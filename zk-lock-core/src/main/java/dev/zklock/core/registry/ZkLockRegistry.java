@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -57,6 +58,12 @@ import dev.zklock.core.internal.mutex.MutexEntry;
 import dev.zklock.core.internal.readwrite.ReadWriteEngine;
 import dev.zklock.core.internal.readwrite.ReadWriteEntry;
 import dev.zklock.core.internal.semaphore.SemaphoreEngine;
+import dev.zklock.core.internal.view.ClusterReader;
+import dev.zklock.core.internal.view.InstanceReporter;
+import dev.zklock.core.view.ClusterView;
+import dev.zklock.core.view.ViewOptions;
+import dev.zklock.core.view.ViewRequest;
+import dev.zklock.core.view.ViewTooLargeException;
 
 /**
  * The entry point of the engine: hands out {@link ZkLock locks} and {@link ZkLease
@@ -96,6 +103,9 @@ public class ZkLockRegistry implements AutoCloseable {
 
 	/** The leader groups' locks: their nodes never linger, so every term has its own. */
 	private final MutexEngine leaders;
+
+	/** This registry's report publishers, closed with it. */
+	private final List<InstanceReporter> reporters = new CopyOnWriteArrayList<>();
 
 	/** This registry's candidates, one per group path. */
 	private final Map<String, DefaultLeaderCandidate> candidates = new ConcurrentHashMap<>();
@@ -518,6 +528,61 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Read the cluster view: a page of the keys under the root path, each with its
+	 * holders and its queue across all JVMs (zk-lock's and plain Curator's lock nodes),
+	 * what each reporting instance says of its holds and waiting calls, every reporting
+	 * instance's connection state, and every leadership group under
+	 * {@link ViewOptions#leadersRootPath()}. Reads ZooKeeper in a few rounds of
+	 * multi-reads, whatever the number of keys: one {@code getChildren} per key (and per
+	 * semaphore part), the data of the lock nodes in batches; nothing is written and no
+	 * watch is left. Bounded by the client's connection timeout; fails at once if the
+	 * client is not connected.
+	 * @param request the page: key prefix, after which key, how many
+	 * @param options where the reports and groups are, and the view's bounds
+	 * @return the view
+	 * @throws ViewTooLargeException if the root path (or the leaders root path) has more
+	 * children than {@link ViewOptions#maxKeys()}: nothing is listed
+	 * @throws IllegalArgumentException if the instances path is, contains or is inside
+	 * the lock root path
+	 * @throws TimeoutException if ZooKeeper did not answer within the connection timeout
+	 * @throws KeeperException.ConnectionLossException if the client is not connected
+	 * @throws Exception if ZooKeeper refused a read
+	 */
+	public ClusterView clusterView(ViewRequest request, ViewOptions options) throws Exception {
+		Objects.requireNonNull(request, "request must not be null");
+		checkApartFromLocks("Instances path", options.instancesPath());
+		Deadline deadline = readDeadline();
+		ClusterReader.Self self = new ClusterReader.Self(
+				new String(this.engine.participantData(), StandardCharsets.UTF_8), this.engine.currentSession(),
+				connectionStatus(), localLocks());
+		return new ClusterReader(this.engine, this.options.rootPath(), options, self).read(request, deadline);
+	}
+
+	/**
+	 * Publish this instance's report for the cluster view, under
+	 * {@link ViewOptions#instancesPath()}, until the returned handle or the registry is
+	 * closed: an ephemeral node of this session, rewritten when its holds or waiting
+	 * calls change, at most every {@link ViewOptions#reportInterval()}, and at least
+	 * every {@link ViewOptions#heartbeat()}. Costs one small write per change and
+	 * heartbeat, none while nothing changes between heartbeats but the heartbeat itself.
+	 * @param options where to publish, and how often
+	 * @return the handle that stops publishing and deletes the report
+	 * @throws IllegalArgumentException if the instances path is, contains or is inside
+	 * the lock root path
+	 */
+	public AutoCloseable publishReports(ViewOptions options) {
+		checkApartFromLocks("Instances path", options.instancesPath());
+		InstanceReporter reporter = new InstanceReporter(this.client, this.engine, this::localLocks, options,
+				new String(this.engine.participantData(), StandardCharsets.UTF_8));
+		this.reporters.add(reporter);
+		reporter.start();
+		return () -> {
+			this.reporters.remove(reporter);
+			reporter.close();
+		};
+	}
+
+	/**
 	 * Join a leadership group: a candidate that queues at once, on its own thread, for
 	 * the group's exclusive lock at {@link LeaderGroup#path()}, leads while it holds it,
 	 * and leads on while the connection is only suspended ({@link OnSuspended#LEAD_ON}).
@@ -615,12 +680,18 @@ public class ZkLockRegistry implements AutoCloseable {
 	}
 
 	private void checkApartFromLocks(LeaderGroup group) {
+		checkApartFromLocks("Leader group root path", group.rootPath());
+	}
+
+	/**
+	 * Check that a path of the engine's own (a leader group root, the reports) is apart
+	 * from the lock root path: neither inside the other, so that no key ever meets it.
+	 */
+	private void checkApartFromLocks(String what, String path) {
 		String locks = this.options.rootPath();
-		String groups = group.rootPath();
-		if (groups.equals(locks) || groups.startsWith(locks + "/") || locks.startsWith(groups + "/")) {
-			throw new IllegalArgumentException(
-					"Leader group root path '" + groups + "' must be apart from the lock root path '" + locks
-							+ "': a group and a lock key of the same name would meet");
+		if (path.equals(locks) || path.startsWith(locks + "/") || locks.startsWith(path + "/")) {
+			throw new IllegalArgumentException(what + " '" + path + "' must be apart from the lock root path '" + locks
+					+ "': a key of the same name would meet it");
 		}
 	}
 
@@ -803,6 +874,7 @@ public class ZkLockRegistry implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		this.reporters.forEach(InstanceReporter::close);
 		// A leader steps down on its own thread; a candidate that waits stops waiting
 		for (DefaultLeaderCandidate candidate : this.candidates.values()) {
 			candidate.leave();
