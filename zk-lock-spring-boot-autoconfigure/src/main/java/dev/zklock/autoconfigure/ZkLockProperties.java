@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.leader.LeaderGroup;
 import dev.zklock.core.leader.OnSuspended;
+import dev.zklock.core.view.ViewOptions;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -110,6 +111,12 @@ public class ZkLockProperties implements InitializingBean {
 	 * Leader election among the application's instances.
 	 */
 	private final Leadership leadership = new Leadership();
+
+	/**
+	 * The cluster view: every key's holder and queue across instances, as the zkcluster
+	 * endpoint and its live page show them.
+	 */
+	private final View view = new View();
 
 	/**
 	 * Check the bound values, once, whichever bean needs them first.
@@ -215,6 +222,10 @@ public class ZkLockProperties implements InitializingBean {
 
 	public Leadership getLeadership() {
 		return this.leadership;
+	}
+
+	public View getView() {
+		return this.view;
 	}
 
 	/**
@@ -751,6 +762,87 @@ public class ZkLockProperties implements InitializingBean {
 
 		public void setGroups(List<String> groups) {
 			this.groups = groups;
+		}
+
+	}
+
+	/**
+	 * The cluster view: the zkcluster endpoint, its live page, and this instance's report
+	 * of its holds.
+	 */
+	public static class View {
+
+		/**
+		 * Whether to offer the zkcluster endpoint (GET /actuator/zkcluster, every key's
+		 * holder and queue across all instances, and the live page at
+		 * /actuator/zkcluster/page), exposed over HTTP by this property alone, and to
+		 * publish this instance's report of its holds for other instances' views. Off by
+		 * default: the view shows key names, host names and thread names; secure it like
+		 * any endpoint.
+		 */
+		private boolean enabled;
+
+		/**
+		 * ZooKeeper path under which each instance publishes its report, one ephemeral
+		 * node per session. Apart from zklock.lock.root-path.
+		 */
+		private String instancesPath = ViewOptions.DEFAULT_INSTANCES_PATH;
+
+		/**
+		 * Most keys (children of the lock root path, and of the leadership root path) the
+		 * view lists; with more, it answers with an error and lists nothing.
+		 */
+		private int maxKeys = 10_000;
+
+		/**
+		 * Least time between two writes of this instance's report.
+		 */
+		private Duration reportInterval = Duration.ofMillis(250);
+
+		/**
+		 * Most time between two writes of this instance's report; an instance whose
+		 * report is three heartbeats older than the newest is shown as silent.
+		 */
+		private Duration heartbeat = Duration.ofSeconds(2);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getInstancesPath() {
+			return this.instancesPath;
+		}
+
+		public void setInstancesPath(String instancesPath) {
+			this.instancesPath = instancesPath;
+		}
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+		public Duration getReportInterval() {
+			return this.reportInterval;
+		}
+
+		public void setReportInterval(Duration reportInterval) {
+			this.reportInterval = reportInterval;
+		}
+
+		public Duration getHeartbeat() {
+			return this.heartbeat;
+		}
+
+		public void setHeartbeat(Duration heartbeat) {
+			this.heartbeat = heartbeat;
 		}
 
 	}

@@ -78,6 +78,48 @@ final class ZkLockPropertiesValidator {
 		}
 		validateNamespace(properties.getNamespace(), lock.getRootPath());
 		validateLeadership(properties.getLeadership(), lock.getRootPath());
+		validateView(properties.getView(), lock.getRootPath());
+	}
+
+	/**
+	 * The view's options must make {@link ViewOptions}, and its instances path must be
+	 * apart from the lock root path. Not checked when the view is off.
+	 */
+	private static void validateView(ZkLockProperties.View view, String lockRootPath) {
+		if (!view.isEnabled()) {
+			return;
+		}
+		pathApartFromLocks("zklock.view.instances-path", "Instances path", view.getInstancesPath(), lockRootPath);
+		if (view.getMaxKeys() < 1) {
+			throw new InvalidConfigurationPropertyValueException("zklock.view.max-keys", view.getMaxKeys(),
+					"must be positive");
+		}
+		positive("zklock.view.report-interval", view.getReportInterval());
+		if (view.getHeartbeat().compareTo(view.getReportInterval()) < 0) {
+			throw new InvalidConfigurationPropertyValueException("zklock.view.heartbeat", view.getHeartbeat(),
+					"must be at least zklock.view.report-interval (" + view.getReportInterval() + ")");
+		}
+	}
+
+	/**
+	 * A path of zk-lock's own beside the locks must be a valid root path, and apart from
+	 * the lock root path: neither equal to it nor one inside the other, or a lock key of
+	 * the same name would meet it.
+	 */
+	private static void pathApartFromLocks(String property, String what, String path, String lockRootPath) {
+		try {
+			LockPaths.validateRootPath(path);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property, LockPaths.printable(path),
+					String.valueOf(ex.getMessage()).replace("Lock root path", what));
+		}
+		if (path.equals(lockRootPath) || path.startsWith(lockRootPath + "/") || lockRootPath.startsWith(path + "/")) {
+			throw new InvalidConfigurationPropertyValueException(property, LockPaths.printable(path),
+					"must be apart from zklock.lock.root-path '" + LockPaths.printable(lockRootPath)
+							+ "' (neither equal to it nor one inside the other): a lock key of the same name would "
+							+ "meet it");
+		}
 	}
 
 	/**
@@ -90,23 +132,8 @@ final class ZkLockPropertiesValidator {
 		if (!leadership.isEnabled()) {
 			return;
 		}
-		String rootPath = leadership.getRootPath();
-		try {
-			LockPaths.validateRootPath(rootPath);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException("zklock.leadership.root-path",
-					LockPaths.printable(rootPath),
-					String.valueOf(ex.getMessage()).replace("Lock root path", "Leadership root path"));
-		}
-		if (rootPath.equals(lockRootPath) || rootPath.startsWith(lockRootPath + "/")
-				|| lockRootPath.startsWith(rootPath + "/")) {
-			throw new InvalidConfigurationPropertyValueException("zklock.leadership.root-path",
-					LockPaths.printable(rootPath),
-					"must be apart from zklock.lock.root-path '" + LockPaths.printable(lockRootPath)
-							+ "' (neither equal to it nor one inside the other): a leader group and a lock key "
-							+ "of the same name would meet");
-		}
+		pathApartFromLocks("zklock.leadership.root-path", "Leadership root path", leadership.getRootPath(),
+				lockRootPath);
 		notNegative("zklock.leadership.hand-off-timeout", leadership.getHandOffTimeout());
 		List<String> groups = leadership.getGroups();
 		for (int i = 0; i < groups.size(); i++) {

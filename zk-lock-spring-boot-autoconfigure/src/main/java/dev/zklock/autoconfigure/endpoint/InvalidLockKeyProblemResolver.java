@@ -19,12 +19,13 @@ import org.springframework.web.servlet.handler.AbstractHandlerExceptionResolver;
 
 /**
  * Spring MVC {@link org.springframework.web.servlet.HandlerExceptionResolver} that
- * answers a key the {@code zklocks} endpoint refused ({@link InvalidLockKeyException}),
- * or a group name the {@code zkleaders} endpoint refused
- * ({@link InvalidLeaderGroupException}), with {@code 400 Bad Request} and an RFC 9457
- * problem ({@code application/problem+json}) whose {@code detail} names the rule the key
- * or name broke, its control characters escaped. It logs one DEBUG line, without a stack
- * trace: a bad request is the client's error, not the server's.
+ * answers a key the {@code zklocks} endpoint refused ({@link InvalidLockKeyException}), a
+ * group name the {@code zkleaders} endpoint refused
+ * ({@link InvalidLeaderGroupException}), or a request the {@code zkcluster} endpoint
+ * refused ({@link InvalidViewRequestException}), with {@code 400 Bad Request} and an RFC
+ * 9457 problem ({@code application/problem+json}) whose {@code detail} names the rule the
+ * key or name broke, its control characters escaped. It logs one DEBUG line, without a
+ * stack trace: a bad request is the client's error, not the server's.
  * <p>
  * Spring Boot turns the exception into a {@code ResponseStatusException} with status 400,
  * which Spring MVC would send as an error for Boot's error page; this resolver runs first
@@ -68,8 +69,7 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 					+ invalid.getReason());
 		}
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, invalid.getReason());
-		problem
-			.setTitle((invalid instanceof InvalidLeaderGroupException) ? "Invalid leader group" : "Invalid lock key");
+		problem.setTitle(title(invalid));
 		try {
 			ServletProblemWriter.write(converter, response, HttpStatus.BAD_REQUEST, problem);
 		}
@@ -81,14 +81,25 @@ public final class InvalidLockKeyProblemResolver extends AbstractHandlerExceptio
 	}
 
 	private static String endpoint(InvalidEndpointRequestException invalid) {
+		if (invalid instanceof InvalidViewRequestException) {
+			return "zkcluster";
+		}
 		return (invalid instanceof InvalidLeaderGroupException) ? "zkleaders" : "zklocks";
+	}
+
+	private static String title(InvalidEndpointRequestException invalid) {
+		if (invalid instanceof InvalidViewRequestException) {
+			return "Invalid cluster view request";
+		}
+		return (invalid instanceof InvalidLeaderGroupException) ? "Invalid leader group" : "Invalid lock key";
 	}
 
 	private static @Nullable InvalidEndpointRequestException find(Throwable ex) {
 		Throwable candidate = ex;
 		for (int depth = 0; candidate != null && depth < MAX_CAUSE_DEPTH; depth++) {
 			// Only zk-lock's own: other endpoints' bad requests are left to Spring MVC
-			if (candidate instanceof InvalidLockKeyException || candidate instanceof InvalidLeaderGroupException) {
+			if (candidate instanceof InvalidLockKeyException || candidate instanceof InvalidLeaderGroupException
+					|| candidate instanceof InvalidViewRequestException) {
 				return (InvalidEndpointRequestException) candidate;
 			}
 			Throwable cause = candidate.getCause();

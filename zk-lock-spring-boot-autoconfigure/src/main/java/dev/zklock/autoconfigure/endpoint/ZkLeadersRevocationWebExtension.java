@@ -1,6 +1,5 @@
 package dev.zklock.autoconfigure.endpoint;
 
-import java.security.Principal;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -35,9 +34,6 @@ public class ZkLeadersRevocationWebExtension {
 
 	private static final Logger logger = LoggerFactory.getLogger(ZkLeadersRevocationWebExtension.class);
 
-	/** The status of a request that conflicts with the state of its target. */
-	private static final int STATUS_CONFLICT = 409;
-
 	private final ZkLeadership leadership;
 
 	private final ZkLockRegistry registry;
@@ -66,7 +62,7 @@ public class ZkLeadersRevocationWebExtension {
 			throws Exception {
 		InvalidLeaderGroupException.validate(group);
 		LeaderGroup leaderGroup = this.leadership.leaderGroup(group);
-		String who = who(securityContext);
+		String who = KeyRevocation.who(securityContext);
 		try {
 			List<String> asked = this.registry.requestRevocation(leaderGroup);
 			// Moving the leader is a write on every instance's behalf: say who did it
@@ -78,16 +74,10 @@ public class ZkLeadersRevocationWebExtension {
 			logger.info("Hand-over of leader group '{}' ({}) requested by {} asked nobody: {}", group,
 					leaderGroup.path(), who, ex.getReason());
 			int status = (ex.getReason() == RevocationRefusedException.Reason.NOT_HELD)
-					? WebEndpointResponse.STATUS_NOT_FOUND : STATUS_CONFLICT;
+					? WebEndpointResponse.STATUS_NOT_FOUND : KeyRevocation.STATUS_CONFLICT;
 			return new WebEndpointResponse<>(
 					new Refusal(group, leaderGroup.path(), ex.getReason().name(), ex.getMessage()), status);
 		}
-	}
-
-	private static String who(SecurityContext securityContext) {
-		Principal principal = securityContext.getPrincipal();
-		return (principal != null) ? "'" + InvalidLockKeyException.escape(principal.getName()) + "'"
-				: "an unauthenticated caller";
 	}
 
 	/**
