@@ -192,13 +192,15 @@ public final class ClusterReader {
 	// ---- reports
 
 	private Reports readReports(List<String> names, Deadline deadline) throws Exception {
-		List<String> paths = names.stream()
-			.map((name) -> ZKPaths.makePath(this.options.instancesPath(), name))
-			.toList();
-		List<ZkOps.MultiRead> reads = readAll(paths, deadline);
+		// One request per report, pipelined, not a multi-read: a report may be large, and
+		// a reply beyond the client's packet limit would drop its connection
+		List<CompletableFuture<ZkOps.@Nullable NodeData>> reads = new ArrayList<>();
+		for (String name : names) {
+			reads.add(this.engine.readNode(ZKPaths.makePath(this.options.instancesPath(), name)));
+		}
 		List<Reported> reported = new ArrayList<>();
-		for (ZkOps.MultiRead read : reads) {
-			ZkOps.NodeData node = read.node();
+		for (CompletableFuture<ZkOps.@Nullable NodeData> read : reads) {
+			ZkOps.NodeData node = awaitNode(read, deadline);
 			if (node == null || node.stat().getEphemeralOwner() == 0
 					|| node.stat().getEphemeralOwner() == this.self.sessionId()) {
 				continue;
@@ -449,6 +451,7 @@ public final class ClusterReader {
 		List<NodeView> waiters = new ArrayList<>();
 		boolean writerAhead = false;
 		List<String> shown = new ArrayList<>();
+		List<Entry> matched = new ArrayList<>();
 		for (Node node : queue.nodes()) {
 			boolean holds = switch (node.mode()) {
 				case SEMAPHORE -> !node.waits();
@@ -460,12 +463,19 @@ public final class ClusterReader {
 			}
 			Entry entry = reports.forNode(node.path());
 			if (entry == null) {
+				// An entry that names no node yet: the node of its session that zk-lock
+				// made
+				// (not a plain Curator recipe on the same client), one node per entry
 				entry = reports.forKeyPath(path)
 					.stream()
 					.filter((candidate) -> candidate.sessionId() == node.stat().getEphemeralOwner()
-							&& candidate.info().nodePath() == null)
+							&& candidate.info().nodePath() == null && candidate.participantId().equals(node.owner())
+							&& !matched.contains(candidate))
 					.findFirst()
 					.orElse(null);
+			}
+			if (entry != null) {
+				matched.add(entry);
 			}
 			shown.add(node.path());
 			NodeView view = nodeView(node, entry, holds, readAt);
@@ -589,6 +599,10 @@ public final class ClusterReader {
 
 	private List<ZkOps.MultiRead> await(CompletableFuture<List<ZkOps.MultiRead>> reply, Deadline deadline)
 			throws Exception {
+		return awaitNode(reply, deadline);
+	}
+
+	private <T extends @Nullable Object> T awaitNode(CompletableFuture<T> reply, Deadline deadline) throws Exception {
 		try {
 			return Futures.await(reply, deadline.remainingNanos());
 		}

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 
@@ -33,11 +34,14 @@ import dev.zklock.core.LockKind;
 public record InstanceReport(String participantId, @Nullable ConnectionState state, Instant stateSince,
 		List<LocalLockInfo> keys, int omitted) {
 
-	/** The most waiting calls a report lists, over all keys. */
-	static final int MAX_WAITERS = 1000;
+	/**
+	 * The most waiting calls a report lists, over all keys; the others are counted. Keeps
+	 * a busy instance's report, rewritten at each heartbeat, to tens of kilobytes.
+	 */
+	static final int MAX_WAITERS = 100;
 
-	/** The most keys a report lists: beyond, a report could exceed a node's size. */
-	static final int MAX_KEYS = 2000;
+	/** The most keys a report lists; the waiting calls of the others are counted. */
+	static final int MAX_KEYS = 256;
 
 	/**
 	 * The report of a registry's present state.
@@ -46,7 +50,10 @@ public record InstanceReport(String participantId, @Nullable ConnectionState sta
 		List<LocalLockInfo> keys = new ArrayList<>();
 		int waiters = 0;
 		int omitted = 0;
-		for (LocalLockInfo info : locals) {
+		List<LocalLockInfo> heldFirst = new ArrayList<>(locals);
+		// The holds matter most to readers: listed before the keys only waited for
+		heldFirst.sort(Comparator.comparing((LocalLockInfo info) -> !info.held()));
+		for (LocalLockInfo info : heldFirst) {
 			if (keys.size() == MAX_KEYS) {
 				omitted += info.waiters();
 				continue;
