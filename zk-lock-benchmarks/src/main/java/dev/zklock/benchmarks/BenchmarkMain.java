@@ -20,14 +20,15 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the seven scenarios, 1, 2, 4, 5 and 7 against one standalone ZooKeeper in its own
- * JVM, 3 against a three-server ensemble (a JVM per server), 6 (fencing's cost) against
- * H2 and an embedded PostgreSQL, prints a table, writes
+ * Runs the eight scenarios, 1, 2, 4, 5, 7 and 8 against one standalone ZooKeeper in its
+ * own JVM, 3 against a three-server ensemble (a JVM per server), 6 (fencing's cost)
+ * against H2 and an embedded PostgreSQL, prints a table, writes
  * {@code target/benchmark-results.csv} and {@code .md}, and checks the performance goals
  * (printed as PASS or MISS). Exits non-zero only on a correctness failure: a wrong count,
  * overlapping holders or (scenario 5) a fencing token that did not increase from one
  * JVM's hold to another's, or (scenario 6) a stale write that a fence accepted, or
- * (scenario 7) two leaders at once or an epoch that did not increase.
+ * (scenario 7) two leaders at once or an epoch that did not increase, or (scenario 8) a
+ * cluster view that did not show every holder and waiter set up.
  *
  * <p>
  * {@code full} (default) runs the published sizes; {@code smoke} runs tiny ones, in
@@ -38,7 +39,7 @@ public final class BenchmarkMain {
 	/**
 	 * Every scenario.
 	 */
-	static final String ALL = "1,2,3,4,5,6,7";
+	static final String ALL = "1,2,3,4,5,6,7,8";
 
 	/**
 	 * Back-to-back pairs of zk-lock and the fair {@code ReentrantLock} for Scenario 1's
@@ -87,11 +88,14 @@ public final class BenchmarkMain {
 					? FencingScenario.run(FencingScenario.Sizes.of(smoke), report) : List.of();
 			LeadershipScenario.Result leadership = scenarios.contains("7")
 					? LeadershipScenario.run(zk, LeadershipScenario.Sizes.of(smoke), report) : null;
+			ClusterViewScenario.Result view = scenarios.contains("8")
+					? ClusterViewScenario.run(zk, ClusterViewScenario.Sizes.of(smoke), work, report) : null;
 			goals(report, contention, floorPairs, big, latency, multi, jmh);
 			// After the others', so that the goals are listed in scenario order
 			LingerScenario.goals(linger, report);
 			FencingScenario.goals(fencing, report);
 			LeadershipScenario.goals(leadership, report);
+			ClusterViewScenario.goals(view, report);
 		}
 		if (!report.hasFailures()) {
 			// Worker logs are kept only to explain a failure
@@ -102,7 +106,7 @@ public final class BenchmarkMain {
 				+ " " + System.getProperty("java.version") + ", " + System.getProperty("os.name") + " "
 				+ System.getProperty("os.arch") + "; ZooKeeper " + Version.getFullVersion().split("-")[0]
 				+ ", loopback, fsync " + (ZooKeeperProcess.fsync() ? "on" : "off (standalone server)")
-				+ ": scenarios 1, 2, 4, 5, 7 one standalone server in its own JVM,"
+				+ ": scenarios 1, 2, 4, 5, 7, 8 one standalone server in its own JVM,"
 				+ " scenario 3 a 3-server ensemble, a JVM per server; scenario 6 no ZooKeeper, H2 in memory and"
 				+ " PostgreSQL embedded";
 		report.write(outputDir, machine, "./mvnw -B -pl zk-lock-benchmarks -am -DskipTests package exec:exec"

@@ -39,7 +39,8 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * Arguments:
  * {@code zklock|curator|raw connectString keys threads workMicros jvm outFile}, or those
  * of a {@link LingerWorker} role for scenario 5 ({@code linger-owner},
- * {@code linger-visitor}). Once connected it writes {@code outFile.ready} holding the
+ * {@code linger-visitor}), or of the {@link ViewWorker} role for scenario 8
+ * ({@code view-worker}). Once connected it writes {@code outFile.ready} holding the
  * client port of the server it talks to, then reads {@code startNanos endNanos} from
  * standard input, so every JVM of a run starts at once however long each took to start.
  * It exits 0; 1 if a thread failed or was still waiting a minute after the end; 2 if it
@@ -75,7 +76,7 @@ public final class MultiJvmWorker {
 				throw new IllegalStateException("Not connected to " + args[1] + " within 60 s");
 			}
 			Role role = implementation.startsWith(LingerWorker.PREFIX) ? LingerWorker.role(args, client)
-					: grants(args, client);
+					: implementation.equals(ViewWorker.ROLE) ? ViewWorker.role(args, client) : grants(args, client);
 			Files.writeString(Path.of(role.out() + ".ready"), server(client));
 			String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
 			if (go == null) {
