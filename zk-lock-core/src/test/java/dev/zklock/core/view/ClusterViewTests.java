@@ -2,6 +2,7 @@ package dev.zklock.core.view;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -12,7 +13,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -208,6 +213,29 @@ class ClusterViewTests {
 			.isThrownBy(() -> registry.clusterView(ViewRequest.firstPage(), five))
 			.withMessageContaining("/locks has 6 children, more than the view lists (5)");
 		assertThat(curator.checkExists().forPath("/zklock-instances")).as("a read writes nothing").isNull();
+	}
+
+	@Test
+	void aRootPathOfAHundredThousandKeysIsAnsweredAtOnceWithoutListingIt() throws Exception {
+		CuratorFramework curator = this.zk.newClient();
+		curator.create().forPath("/locks");
+		ZooKeeper zooKeeper = curator.getZookeeperClient().getZooKeeper();
+		for (int batch = 0; batch < 100; batch++) {
+			List<Op> creates = new ArrayList<>();
+			for (int i = 0; i < 1000; i++) {
+				creates.add(Op.create("/locks/key-" + batch + "-" + i, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+						CreateMode.PERSISTENT));
+			}
+			zooKeeper.multi(creates);
+		}
+		ZkLockRegistry registry = this.zk.newRegistry(curator);
+		long started = System.nanoTime();
+		assertThatExceptionOfType(ViewTooLargeException.class)
+			.isThrownBy(() -> registry.clusterView(ViewRequest.firstPage(), ViewOptions.defaults()))
+			.withMessageContaining("/locks has 100000 children, more than the view lists (10000)");
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("one stat, not a list").isLessThan(WAIT);
+		assertThat(registry.connectionStatus().state()).as("the client kept its connection")
+			.isEqualTo(ConnectionState.CONNECTED);
 	}
 
 	@Test

@@ -30,9 +30,10 @@ import dev.zklock.core.LockKind;
  * @param keys its keys, as {@link dev.zklock.core.registry.ZkLockRegistry#localLocks()}
  * gives them
  * @param omitted how many waiting calls were left out to keep the report small
+ * @param holds how many holds the instance has, on every key, listed or not
  */
 public record InstanceReport(String participantId, @Nullable ConnectionState state, Instant stateSince,
-		List<LocalLockInfo> keys, int omitted) {
+		List<LocalLockInfo> keys, int omitted, int holds) {
 
 	/**
 	 * The most waiting calls a report lists, over all keys; the others are counted. Keeps
@@ -69,7 +70,8 @@ public record InstanceReport(String participantId, @Nullable ConnectionState sta
 					info.waiters(), info.nodePath(), info.fencingToken(), info.leaseState(), info.kind(), info.holds(),
 					info.permits(), info.lingering(), waiting));
 		}
-		return new InstanceReport(participantId, status.state(), status.since(), keys, omitted);
+		int holds = locals.stream().mapToInt(LocalLockInfo::holds).sum();
+		return new InstanceReport(participantId, status.state(), status.since(), keys, omitted, holds);
 	}
 
 	byte[] toBytes() {
@@ -80,6 +82,7 @@ public record InstanceReport(String participantId, @Nullable ConnectionState sta
 		}
 		p.setProperty("stateSince", Long.toString(this.stateSince.toEpochMilli()));
 		p.setProperty("omitted", Integer.toString(this.omitted));
+		p.setProperty("holds", Integer.toString(this.holds));
 		p.setProperty("keys", Integer.toString(this.keys.size()));
 		for (int i = 0; i < this.keys.size(); i++) {
 			LocalLockInfo info = this.keys.get(i);
@@ -157,7 +160,8 @@ public record InstanceReport(String participantId, @Nullable ConnectionState sta
 						Boolean.parseBoolean(p.getProperty(k + "lingering")), waiting));
 			}
 			return new InstanceReport(participant, (state != null) ? ConnectionState.valueOf(state) : null,
-					instant(p.getProperty("stateSince")), keys, Integer.parseInt(p.getProperty("omitted", "0")));
+					instant(p.getProperty("stateSince")), keys, Integer.parseInt(p.getProperty("omitted", "0")),
+					Integer.parseInt(p.getProperty("holds", "0")));
 		}
 		catch (IOException | RuntimeException ex) {
 			// Not a report of ours, or one of another version: shown as no report
@@ -180,7 +184,7 @@ public record InstanceReport(String participantId, @Nullable ConnectionState sta
 	}
 
 	int holdCount() {
-		return this.keys.stream().mapToInt(LocalLockInfo::holds).sum();
+		return this.holds;
 	}
 
 }
