@@ -6,6 +6,8 @@ import java.util.Set;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.StringUtils;
@@ -34,8 +36,10 @@ final class ZkLockViewExposureEnvironmentPostProcessor implements EnvironmentPos
 				|| !environment.getProperty("zklock.enabled", Boolean.class, true)) {
 			return;
 		}
-		Set<String> include = new LinkedHashSet<>(
-				StringUtils.commaDelimitedListToSet(environment.getProperty(INCLUDE, "health")));
+		// Bound as Boot binds it: a comma list or an indexed one, from any source
+		Set<String> include = new LinkedHashSet<>(Binder.get(environment)
+			.bind(INCLUDE, Bindable.setOf(String.class))
+			.orElse(Set.of("health")));
 		include.removeIf(String::isBlank);
 		if (include.stream().map(String::trim).anyMatch((id) -> id.equals("*") || id.equals(ENDPOINT_ID))) {
 			return;

@@ -10,8 +10,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Publishes this instance's report for the cluster view
  * ({@link ZkLockRegistry#publishReports}) while the application runs: from its start,
- * until it stops. Stops late and starts early (the highest phase), so that the report
- * covers the locks of every other component.
+ * until it stops. Starts early and stops late (a low phase), so that the report covers
+ * the locks of every other component while they run.
  *
  * @author zk-lock
  */
@@ -61,7 +61,7 @@ public final class ZkLockViewReports implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		return Integer.MAX_VALUE - 1024;
+		return Integer.MIN_VALUE + 1024;
 	}
 
 }

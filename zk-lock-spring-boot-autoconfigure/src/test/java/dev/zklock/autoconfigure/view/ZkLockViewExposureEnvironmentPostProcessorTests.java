@@ -33,6 +33,15 @@ class ZkLockViewExposureEnvironmentPostProcessorTests {
 	}
 
 	@Test
+	void keepsAnIndexedInclude() {
+		MockEnvironment environment = new MockEnvironment().withProperty("zklock.view.enabled", "true")
+			.withProperty(INCLUDE + "[0]", "health")
+			.withProperty(INCLUDE + "[1]", "zklocks");
+		this.processor.postProcessEnvironment(environment, new SpringApplication());
+		assertThat(environment.getProperty(INCLUDE)).isEqualTo("health,zklocks,zkcluster");
+	}
+
+	@Test
 	void leavesAWildcardAndAnExplicitIncludeAlone() {
 		MockEnvironment all = new MockEnvironment().withProperty("zklock.view.enabled", "true")
 			.withProperty(INCLUDE, "*");
