@@ -37,9 +37,8 @@ final class ZkLockViewExposureEnvironmentPostProcessor implements EnvironmentPos
 			return;
 		}
 		// Bound as Boot binds it: a comma list or an indexed one, from any source
-		Set<String> include = new LinkedHashSet<>(Binder.get(environment)
-			.bind(INCLUDE, Bindable.setOf(String.class))
-			.orElse(Set.of("health")));
+		Set<String> include = new LinkedHashSet<>(
+				Binder.get(environment).bind(INCLUDE, Bindable.setOf(String.class)).orElse(Set.of("health")));
 		include.removeIf(String::isBlank);
 		if (include.stream().map(String::trim).anyMatch((id) -> id.equals("*") || id.equals(ENDPOINT_ID))) {
 			return;
