@@ -90,6 +90,10 @@ class GrafanaDashboardTests {
 		try (MonitoredShop shop = MonitoredShop.start()) {
 			shop.exerciseEveryOutcome();
 			PrometheusScrape scrape = shop.scrape();
+			assertThat(scrape.samples("zklock_acquire_seconds_count"))
+				.extracting((sample) -> sample.labels().get("outcome"))
+				.contains("acquired", "timeout", "skipped", "skipped_unavailable", "error");
+			assertThat(scrape.sum("zklock_held_seconds_count", "outcome", "lost")).isPositive();
 			List<String> problems = new ArrayList<>();
 			List<Query> queries = dashboard.panelQueries();
 			for (Query query : queries) {
