@@ -69,7 +69,7 @@ final class MonitoredShop implements AutoCloseable {
 								+ ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 						// An order waits this long for a SKU's lock: a busy SKU times out
 						// soon
-						"--shop.lock-wait=200ms");
+						"--shop.lock-wait=1s");
 			return new MonitoredShop(zooKeeper, context);
 		}
 		catch (RuntimeException ex) {
@@ -106,10 +106,13 @@ final class MonitoredShop implements AutoCloseable {
 	void exerciseEveryOutcome() throws Exception {
 		DashboardWorkload.Calls calls = this.context.getBean(DashboardWorkload.Calls.class);
 		CuratorFramework curator = this.context.getBean(CuratorFramework.class);
-		// Acquired: an order, and the report with nobody in its way
-		assertThat(order("apple")).isEqualTo(200);
-		calls.report();
-		assertThat(calls.reports()).isOne();
+		// Acquired: an order, and the report with nobody in its way. On a loaded machine
+		// the first lock of a fresh server may take longer than an order waits: again
+		await().atMost(LONG_WAIT).until(() -> order("apple") == 200);
+		await().atMost(LONG_WAIT).until(() -> {
+			calls.report();
+			return calls.reports() > 0;
+		});
 		awaitScrape("zklock_acquire_seconds_count", "outcome", "acquired", "lock_name", "stock");
 		try (CuratorFramework other = CuratorFrameworkFactory.builder()
 			.connectString(this.zooKeeper.getConnectString())
@@ -125,8 +128,9 @@ final class MonitoredShop implements AutoCloseable {
 			assertThat(report.acquire(LONG_WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			try {
 				assertThat(order("apple")).as("an order for a busy SKU").isNotEqualTo(200);
+				int reports = calls.reports();
 				calls.report();
-				assertThat(calls.reports()).as("the report skipped while busy").isOne();
+				assertThat(calls.reports()).as("the report skipped while busy").isEqualTo(reports);
 			}
 			finally {
 				stock.release();
