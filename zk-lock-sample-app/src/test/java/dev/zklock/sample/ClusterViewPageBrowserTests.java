@@ -155,8 +155,11 @@ class ClusterViewPageBrowserTests {
 					}
 				});
 				wait.until(ExpectedConditions.alertIsPresent()).accept();
-				wait.until((d) -> d.findElement(By.id("status")).getText().contains("Revocation of"));
-				assertThat(driver.findElement(By.id("status")).getText()).contains(": 200");
+				String notice = wait.until((d) -> {
+					String text = d.findElement(By.id("notice")).getText();
+					return text.contains("Revocation of") ? text : null;
+				});
+				assertThat(notice).contains(IMG_KEY).contains(": 200");
 			}
 			finally {
 				driver.quit();

@@ -133,7 +133,11 @@ class LeadershipAcrossJvmsTests {
 					+ " terms; failover after kill -9 " + crashGap + " ms (session " + SESSION.toMillis()
 					+ " ms), graceful stop to the next grant " + stopToLead + " ms, of which leaderless " + gracefulGap
 					+ " ms; the paused leader's run: " + first.lines().subList(firstResumedAt, first.lines().size()));
-			assertThat(crashGap).as("failover after kill -9").isLessThanOrEqualTo(SESSION.toMillis() + 1000);
+			// The server expires sessions in buckets of its tick (2 s for the embedded
+			// server): a
+			// session ends up to a tick after its timeout; then a second for the next to
+			// hear of it
+			assertThat(crashGap).as("failover after kill -9").isLessThanOrEqualTo(SESSION.toMillis() + 2000 + 1000);
 			assertThat(gracefulGap).as("graceful hand-off").isLessThanOrEqualTo(1000);
 		}
 	}
