@@ -1,11 +1,9 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import dev.zklock.autoconfigure.view.ZkLockViewAutoConfiguration;
-import dev.zklock.autoconfigure.web.ServletProblemWriter;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.view.ViewOptions;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,12 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
-import org.springframework.web.servlet.DispatcherServlet;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -35,6 +30,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnBooleanProperty("zklock.view.enabled")
 @ConditionalOnBean({ ZkLockRegistry.class, ViewOptions.class })
 @ConditionalOnAvailableEndpoint(ZkClusterEndpoint.class)
+@Import(InvalidRequestProblemConfiguration.class)
 public final class ZkClusterEndpointAutoConfiguration {
 
 	private static final String REVOCATION_ENABLED = "zklock.endpoint.revocation-enabled";
@@ -51,21 +47,6 @@ public final class ZkClusterEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty(REVOCATION_ENABLED)
 	ZkClusterRevocationWebExtension zkClusterRevocationWebExtension(ZkLockRegistry registry) {
 		return new ZkClusterRevocationWebExtension(registry);
-	}
-
-	// Also here: the zklocks endpoint, which registers it too, may not be exposed
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass({ DispatcherServlet.class, RequestMappingHandlerAdapter.class })
-	static final class ServletConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		InvalidLockKeyProblemResolver zkClusterInvalidRequestProblemResolver(
-				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			return new InvalidLockKeyProblemResolver(ServletProblemWriter.mvcMessageConverters(handlerAdapter));
-		}
-
 	}
 
 }

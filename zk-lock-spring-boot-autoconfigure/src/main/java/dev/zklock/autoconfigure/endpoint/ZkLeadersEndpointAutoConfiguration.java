@@ -1,11 +1,9 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import dev.zklock.autoconfigure.leadership.ZkLeadershipAutoConfiguration;
-import dev.zklock.autoconfigure.web.ServletProblemWriter;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.leadership.ZkLeadership;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,11 +11,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.web.servlet.DispatcherServlet;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -34,6 +29,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean({ ZkLockRegistry.class, ZkLeadership.class })
 @ConditionalOnAvailableEndpoint(ZkLeadersEndpoint.class)
+@Import(InvalidRequestProblemConfiguration.class)
 public final class ZkLeadersEndpointAutoConfiguration {
 
 	@Bean
@@ -47,21 +43,6 @@ public final class ZkLeadersEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty("zklock.endpoint.revocation-enabled")
 	ZkLeadersRevocationWebExtension zkLeadersRevocationWebExtension(ZkLeadership leadership, ZkLockRegistry registry) {
 		return new ZkLeadersRevocationWebExtension(leadership, registry);
-	}
-
-	// Also here: the zklocks endpoint, which registers it too, may not be exposed
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass({ DispatcherServlet.class, RequestMappingHandlerAdapter.class })
-	static final class ServletConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		InvalidLockKeyProblemResolver zkLeadersInvalidGroupProblemResolver(
-				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			return new InvalidLockKeyProblemResolver(ServletProblemWriter.mvcMessageConverters(handlerAdapter));
-		}
-
 	}
 
 }

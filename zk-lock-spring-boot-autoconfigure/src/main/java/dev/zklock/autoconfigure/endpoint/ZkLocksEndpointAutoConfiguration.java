@@ -1,7 +1,6 @@
 package dev.zklock.autoconfigure.endpoint;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.autoconfigure.web.ServletProblemWriter;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
 
@@ -14,11 +13,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.web.servlet.DispatcherServlet;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -35,6 +31,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(ZkLockRegistry.class)
 @ConditionalOnAvailableEndpoint(ZkLocksEndpoint.class)
+@Import(InvalidRequestProblemConfiguration.class)
 public final class ZkLocksEndpointAutoConfiguration {
 
 	@Bean
@@ -48,20 +45,6 @@ public final class ZkLocksEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty("zklock.endpoint.revocation-enabled")
 	ZkLocksRevocationWebExtension zkLocksRevocationWebExtension(ZkLockRegistry registry) {
 		return new ZkLocksRevocationWebExtension(registry);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass({ DispatcherServlet.class, RequestMappingHandlerAdapter.class })
-	static final class ServletConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		InvalidLockKeyProblemResolver zkLocksInvalidLockKeyProblemResolver(
-				ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
-			return new InvalidLockKeyProblemResolver(ServletProblemWriter.mvcMessageConverters(handlerAdapter));
-		}
-
 	}
 
 }
