@@ -48,6 +48,9 @@ public class ZkLockMeterBinder implements MeterBinder {
 		Gauge.builder("zklock.waiting", this.registry, ZkLockRegistry::waitingCount)
 			.description("Threads of this JVM waiting for a lock")
 			.register(meterRegistry);
+		Gauge.builder("zklock.session.connected", this.registry, ZkLockMeterBinder::connected)
+			.description("1 while the ZooKeeper client is connected (CONNECTED or RECONNECTED), 0 otherwise")
+			.register(meterRegistry);
 		Counter handoffs = Counter.builder("zklock.handoffs")
 			.description("Locks passed to another thread of this JVM without a ZooKeeper round trip")
 			.register(meterRegistry);
@@ -85,6 +88,11 @@ public class ZkLockMeterBinder implements MeterBinder {
 			}
 
 		});
+	}
+
+	private static double connected(ZkLockRegistry registry) {
+		ConnectionState state = registry.connectionStatus().state();
+		return (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) ? 1 : 0;
 	}
 
 }
