@@ -134,7 +134,10 @@ class ClusterViewTests {
 			assertThat(pool.holders()).singleElement().extracting(NodeView::mode).isEqualTo(LocalWaiter.Mode.SEMAPHORE);
 			assertThat(view.groups()).singleElement().satisfies((group) -> {
 				assertThat(group.group()).isEqualTo("billing");
-				assertThat(group.members()).singleElement().extracting(NodeView::owner).isEqualTo(aId);
+				assertThat(group.members()).singleElement().satisfies((leader) -> {
+					assertThat(leader.owner()).isEqualTo(aId);
+					assertThat(leader.heldSince()).as("when its term began").isNotNull();
+				});
 			});
 			assertThat(view.instances()).hasSize(2);
 			assertThat(view.instances().get(0).self()).isTrue();

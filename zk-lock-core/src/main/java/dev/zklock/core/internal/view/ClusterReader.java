@@ -153,7 +153,7 @@ public final class ClusterReader {
 		List<KeyView> keyViews = new ArrayList<>();
 		for (String key : page) {
 			String path = ZKPaths.makePath(this.rootPath, key);
-			KeyView view = keyView(key, path, queues.getOrDefault(path, Queue.EMPTY), reports, readAt);
+			KeyView view = keyView(key, path, queues.getOrDefault(path, Queue.EMPTY), reports, readAt, false);
 			if (!view.holders().isEmpty() || !view.waiters().isEmpty() || !view.lost().isEmpty()
 					|| view.unlisted() > 0) {
 				keyViews.add(view);
@@ -162,7 +162,7 @@ public final class ClusterReader {
 		List<GroupView> groupViews = new ArrayList<>();
 		for (String group : groups) {
 			String path = ZKPaths.makePath(String.valueOf(leadersRoot), group);
-			KeyView members = keyView(group, path, queues.getOrDefault(path, Queue.EMPTY), reports, readAt);
+			KeyView members = keyView(group, path, queues.getOrDefault(path, Queue.EMPTY), reports, readAt, true);
 			List<NodeView> all = new ArrayList<>(members.holders());
 			all.addAll(members.waiters());
 			if (!all.isEmpty()) {
@@ -446,7 +446,7 @@ public final class ClusterReader {
 
 	// ---- what a key's nodes mean
 
-	private KeyView keyView(String key, String path, Queue queue, Reports reports, Instant readAt) {
+	private KeyView keyView(String key, String path, Queue queue, Reports reports, Instant readAt, boolean group) {
 		List<NodeView> holders = new ArrayList<>();
 		List<NodeView> waiters = new ArrayList<>();
 		boolean writerAhead = false;
@@ -478,7 +478,7 @@ public final class ClusterReader {
 				matched.add(entry);
 			}
 			shown.add(node.path());
-			NodeView view = nodeView(node, entry, holds, readAt);
+			NodeView view = nodeView(node, entry, holds, readAt, group);
 			(holds ? holders : waiters).add(view);
 		}
 		List<NodeView> lost = new ArrayList<>();
@@ -506,7 +506,7 @@ public final class ClusterReader {
 		};
 	}
 
-	private static NodeView nodeView(Node node, @Nullable Entry entry, boolean holds, Instant readAt) {
+	private static NodeView nodeView(Node node, @Nullable Entry entry, boolean holds, Instant readAt, boolean group) {
 		Stat stat = node.stat();
 		Instant queuedAt = Instant.ofEpochMilli(stat.getCtime());
 		Duration waited = holds ? Duration.ZERO : Duration.between(queuedAt, readAt);
@@ -514,8 +514,12 @@ public final class ClusterReader {
 			waited = Duration.ZERO;
 		}
 		if (entry == null) {
+			// A zk-lock leader writes its node's data again when its term begins (version
+			// 1):
+			// its mtime is when it came to lead, as groupMembers reads it
+			Instant leading = (group && holds && stat.getVersion() > 0) ? Instant.ofEpochMilli(stat.getMtime()) : null;
 			return new NodeView(node.name(), node.mode(), stat.getEphemeralOwner(), node.owner(), hostOf(node.owner()),
-					stat.getCzxid(), queuedAt, waited, null, null, null, false, List.of(), null);
+					stat.getCzxid(), queuedAt, waited, null, leading, null, false, List.of(), null);
 		}
 		LocalLockInfo info = entry.info();
 		LeaseState state = info.leaseState();
