@@ -1,10 +1,5 @@
 package dev.zklock.aop;
 
-import org.aopalliance.aop.Advice;
-
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.AbstractPointcutAdvisor;
-
 /**
  * The advisor for {@code @DistributedLock} and {@code @DistributedSemaphore}, one for
  * both as Spring has one for {@code @Cacheable} and its siblings: a pointcut that matches
@@ -18,35 +13,12 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
  *
  * @author zk-lock
  */
-public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+public final class DistributedLockAdvisor extends OperationSourceAdvisor<LockOperationSource> {
 
 	private static final long serialVersionUID = 1L;
 
-	private final transient LockOperationSource operationSource;
-
-	private final transient OperationSourcePointcut pointcut;
-
-	private final transient Advice advice;
-
 	DistributedLockAdvisor(LockOperationSource operationSource, DistributedLockInterceptor interceptor, int order) {
-		this.operationSource = operationSource;
-		this.pointcut = new OperationSourcePointcut(operationSource);
-		this.advice = interceptor;
-		setOrder(order);
-	}
-
-	LockOperationSource operationSource() {
-		return this.operationSource;
-	}
-
-	@Override
-	public Pointcut getPointcut() {
-		return this.pointcut;
-	}
-
-	@Override
-	public Advice getAdvice() {
-		return this.advice;
+		super(operationSource, interceptor, order);
 	}
 
 }

@@ -73,6 +73,18 @@ final class HttpProbe {
 		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
+	/**
+	 * Send a request without a body, such as a {@code DELETE}, accepting whatever the
+	 * server answers.
+	 */
+	HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(REQUEST_TIMEOUT)
+			.method(method, HttpRequest.BodyPublishers.noBody())
+			.build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
 	@SuppressWarnings("unchecked")
 	static Map<String, Object> json(HttpResponse<String> response) {
 		return json.readValue(response.body(), Map.class);

@@ -1,10 +1,6 @@
 package dev.zklock.autoconfigure.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +24,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.stereotype.Component;
@@ -46,8 +41,6 @@ class RevocationOverHttpTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
-
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
 	@Test
 	void revocationIsOffUnlessEnabled() throws Exception {
@@ -108,12 +101,7 @@ class RevocationOverHttpTests {
 	}
 
 	private HttpResponse<String> delete(ConfigurableApplicationContext context, String path) throws Exception {
-		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-			.timeout(Duration.ofSeconds(30))
-			.DELETE()
-			.build();
-		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+		return new HttpProbe(context).send("DELETE", path);
 	}
 
 	private ConfigurableApplicationContext start(String... properties) {

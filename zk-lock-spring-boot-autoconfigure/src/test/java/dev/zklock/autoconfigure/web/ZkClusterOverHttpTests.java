@@ -1,10 +1,6 @@
 package dev.zklock.autoconfigure.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +15,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.HttpHeaders;
 
@@ -36,8 +31,6 @@ class ZkClusterOverHttpTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
-
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
 	@Test
 	void onePropertyExposesTheViewAndThePage() throws Exception {
@@ -92,12 +85,7 @@ class ZkClusterOverHttpTests {
 
 	private HttpResponse<String> send(ConfigurableApplicationContext context, String method, String path)
 			throws Exception {
-		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-			.timeout(Duration.ofSeconds(30))
-			.method(method, HttpRequest.BodyPublishers.noBody())
-			.build();
-		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+		return new HttpProbe(context).send(method, path);
 	}
 
 	private ConfigurableApplicationContext start(String... properties) {
