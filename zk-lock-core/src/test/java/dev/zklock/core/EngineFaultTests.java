@@ -24,13 +24,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.core.LockAcquisitionException.Reason;
-import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.test.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.InProcessZooKeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 
 /**
  * The engine under network faults made on demand by a {@link ZkFaultProxy} between one

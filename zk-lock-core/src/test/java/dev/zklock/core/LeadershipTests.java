@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.faults.ServerSideExpiry;
+import dev.zklock.test.ServerSideExpiry;
 import dev.zklock.core.leader.GroupMember;
 import dev.zklock.core.leader.LeaderCandidate;
 import dev.zklock.core.leader.LeaderGroup;
@@ -25,8 +25,9 @@ import dev.zklock.core.leader.LeadershipLostException;
 import dev.zklock.core.leader.OnSuspended;
 import dev.zklock.core.leader.TermEnd;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.InProcessZooKeeper;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.InProcessZooKeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -19,11 +19,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import dev.zklock.core.faults.ServerSideExpiry;
-import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.test.ServerSideExpiry;
+import dev.zklock.test.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.InProcessZooKeeper;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;

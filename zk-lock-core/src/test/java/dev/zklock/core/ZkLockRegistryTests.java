@@ -23,11 +23,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.awaitility.Awaitility.await;
 
-import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.test.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.InProcessZooKeeper;
 
 /**
  * Behaviour of the engine against a real in-process ZooKeeper, within one JVM. Separate

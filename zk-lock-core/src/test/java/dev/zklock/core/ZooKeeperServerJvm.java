@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import dev.zklock.test.InProcessZooKeeper;
 
 /**
  * A standalone ZooKeeper server in a child JVM on loopback, of the version whose jars are

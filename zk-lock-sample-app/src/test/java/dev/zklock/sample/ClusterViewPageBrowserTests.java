@@ -32,10 +32,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.faults.ServerSideExpiry;
+import dev.zklock.test.ServerSideExpiry;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.viewapp.LockViewApplication;
 

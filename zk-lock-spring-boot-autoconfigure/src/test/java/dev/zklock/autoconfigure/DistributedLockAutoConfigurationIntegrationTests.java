@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.aop.InvalidLockDeclarationException;
 import dev.zklock.autoconfigure.diagnostics.ZkLockFailureAnalyzers;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
@@ -47,7 +47,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.shedlock.ZkLockShedLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.TimingSensitive;
 
 import org.springframework.beans.factory.annotation.Value;

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -15,7 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration;
 import org.springframework.util.ClassUtils;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -20,7 +20,7 @@ import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.aop.DistributedLockAdvisor;
 import dev.zklock.autoconfigure.diagnostics.ZkLockFailureAnalyzers;
 import dev.zklock.autoconfigure.diagnostics.ZooKeeperUnreachableException;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LostLockPolicy;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
@@ -36,7 +36,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assumptions.assumeThatThrownBy;

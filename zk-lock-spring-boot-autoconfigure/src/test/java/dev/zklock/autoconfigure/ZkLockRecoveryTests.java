@@ -16,14 +16,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.health.ZkLockHealthIndicator;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;

@@ -25,7 +25,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
@@ -39,7 +39,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.core.GuardedWriteRefusedException;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockContext;

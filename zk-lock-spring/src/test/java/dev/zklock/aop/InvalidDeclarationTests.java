@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.EnableDistributedLocks;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

@@ -10,7 +10,7 @@ import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.LeaderOnly;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 

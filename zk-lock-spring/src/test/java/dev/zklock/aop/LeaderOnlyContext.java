@@ -6,7 +6,7 @@ import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 
 import dev.zklock.annotation.EnableDistributedLocks;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.leadership.ZkLeadership;
 

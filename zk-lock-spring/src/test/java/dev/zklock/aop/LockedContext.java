@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 
 import dev.zklock.annotation.EnableDistributedLocks;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

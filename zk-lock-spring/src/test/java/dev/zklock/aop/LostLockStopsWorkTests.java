@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.template.observation.DefaultZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.DefaultZkLockHeldObservationConvention;
 import dev.zklock.template.observation.ZkLockAcquireObservationConvention;

@@ -15,7 +15,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.ZkLock;
@@ -23,7 +23,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.template.LockContext;
 import dev.zklock.template.LockMode;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
@@ -33,7 +33,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Lazy;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -9,7 +9,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.TestThreads;
 import dev.zklock.template.LockContext;
 import dev.zklock.template.LockMode;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -20,7 +20,7 @@ import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.UnlockedSelfCall;
 import dev.zklock.aop.SelfInvocationException.SelfCall;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.template.LockAssert;
 

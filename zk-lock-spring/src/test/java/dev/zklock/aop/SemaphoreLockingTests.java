@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
 import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLease;
@@ -34,7 +34,7 @@ import dev.zklock.template.ZkLockTemplate;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

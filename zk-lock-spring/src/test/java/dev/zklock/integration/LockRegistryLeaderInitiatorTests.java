@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.integration.leader.AbstractCandidate;
@@ -23,7 +23,7 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 import org.springframework.integration.support.locks.LockRegistry;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

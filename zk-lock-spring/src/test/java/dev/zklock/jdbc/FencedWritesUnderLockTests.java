@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.EnableDistributedLocks;
 import dev.zklock.template.LockContext;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;

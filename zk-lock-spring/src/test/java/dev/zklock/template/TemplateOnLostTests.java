@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;

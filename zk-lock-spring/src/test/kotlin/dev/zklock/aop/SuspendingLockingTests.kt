@@ -4,9 +4,9 @@ import dev.zklock.annotation.DistributedLock
 import dev.zklock.annotation.DistributedSemaphore
 import dev.zklock.annotation.EnableDistributedLocks
 import dev.zklock.template.LockMode
-import dev.zklock.core.InProcessZooKeeper
+import dev.zklock.test.InProcessZooKeeper
 import dev.zklock.core.JdkSensitive
-import dev.zklock.core.InProcessZooKeeper.eventually
+import dev.zklock.test.InProcessZooKeeper.eventually
 import dev.zklock.core.registry.ZkLockRegistry
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred

@@ -350,6 +350,13 @@ public final class Engine {
 		this.listeners.tell((listener) -> listener.handedOff(key), "lock '" + key + "' was handed off");
 	}
 
+	/**
+	 * Tell the listeners, on the acquiring thread, that it holds a key now.
+	 */
+	public void tellAcquired(String key, String path) {
+		this.listeners.tell((listener) -> listener.acquired(key, path), "lock '" + key + "' was acquired");
+	}
+
 	public void addListener(ZkLockListener listener) {
 		this.listeners.add(listener);
 	}

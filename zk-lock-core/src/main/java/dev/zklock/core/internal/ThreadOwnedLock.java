@@ -65,7 +65,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 			return;
 		}
 		try {
-			acquire(Deadline.never(), true, Interrupts.deferred());
+			acquireAndTell(Deadline.never(), true, Interrupts.deferred());
 		}
 		catch (AcquireFailure ex) {
 			throw ex.toException(this.key, this.path, Duration.ZERO);
@@ -84,7 +84,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 			return;
 		}
 		try {
-			acquire(Deadline.never(), true, Interrupts.interruptible());
+			acquireAndTell(Deadline.never(), true, Interrupts.interruptible());
 		}
 		catch (AcquireFailure ex) {
 			throw ex.toException(this.key, this.path, Duration.ZERO);
@@ -97,7 +97,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 			return true;
 		}
 		try {
-			acquire(Deadline.after(0), false, Interrupts.deferred());
+			acquireAndTell(Deadline.after(0), false, Interrupts.deferred());
 			return true;
 		}
 		catch (AcquireFailure ex) {
@@ -118,7 +118,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		}
 		Duration waitAtMost = Duration.ofNanos(unit.toNanos(Math.max(0, time)));
 		try {
-			acquire(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
+			acquireAndTell(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
 			return true;
 		}
 		catch (AcquireFailure ex) {
@@ -133,7 +133,7 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		}
 		Deadline deadline = Deadline.after(waitAtMost);
 		try {
-			acquire(deadline, !waitAtMost.isZero(), Interrupts.interruptible());
+			acquireAndTell(deadline, !waitAtMost.isZero(), Interrupts.interruptible());
 		}
 		catch (AcquireFailure | InterruptedException ex) {
 			throw AcquireFailure.toException(ex, this.key, this.path, deadline.elapsed());
@@ -152,7 +152,17 @@ public abstract class ThreadOwnedLock implements ZkLock {
 		if (reenter()) {
 			return;
 		}
-		acquire(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
+		acquireAndTell(Deadline.after(waitAtMost), !waitAtMost.isZero(), Interrupts.interruptible());
+	}
+
+	/**
+	 * Acquire a new hold, then tell the listeners on this thread, before the hold is
+	 * handed to the caller: a reentry is no new hold and is not told.
+	 */
+	private void acquireAndTell(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
+			throws AcquireFailure, InterruptedException {
+		acquire(deadline, waitForOthers, interrupts);
+		this.engine.tellAcquired(this.key, this.path);
 	}
 
 	/**

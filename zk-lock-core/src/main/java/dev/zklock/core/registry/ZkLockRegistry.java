@@ -278,6 +278,7 @@ public class ZkLockRegistry implements AutoCloseable {
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key, path);
 		this.mutex.acquireOrThrow(key, path, Holder.handle(lease), waitAtMost);
 		lease.acquired(this.mutex.entry(path));
+		this.engine.tellAcquired(key, path);
 		return lease;
 	}
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeadershipRecorder;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.leader.GroupMember;
@@ -22,8 +22,9 @@ import dev.zklock.core.leader.LeaderTerm;
 import dev.zklock.core.leader.OnSuspended;
 import dev.zklock.core.leader.TermEnd;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkFaultProxy;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -63,6 +63,8 @@ import dev.zklock.core.leader.TermEnd;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.core.ZkReadWriteLock;
 import dev.zklock.core.ZkSemaphore;
+import dev.zklock.test.ZkFaultProxy;
+import dev.zklock.test.ServerSideExpiry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeadershipRecorder;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalWaiter;
@@ -30,11 +30,11 @@ import dev.zklock.core.LockKind;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.ZkLock;
-import dev.zklock.core.faults.ServerSideExpiry;
+import dev.zklock.test.ServerSideExpiry;
 import dev.zklock.core.leader.LeaderGroup;
 import dev.zklock.core.registry.ZkLockRegistry;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 
 import org.springframework.boot.Banner;

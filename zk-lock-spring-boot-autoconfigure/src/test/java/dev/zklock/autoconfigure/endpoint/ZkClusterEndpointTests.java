@@ -12,7 +12,7 @@ import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.endpoint.ZkClusterEndpoint.Cluster;
 import dev.zklock.autoconfigure.view.ZkLockViewAutoConfiguration;
 import dev.zklock.autoconfigure.view.ZkLockViewReports;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
 
@@ -23,7 +23,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.Resource;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

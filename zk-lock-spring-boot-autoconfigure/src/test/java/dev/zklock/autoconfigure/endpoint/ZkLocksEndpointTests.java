@@ -23,7 +23,7 @@ import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.endpoint.ZkLocksEndpoint.LocalLock;
 import dev.zklock.autoconfigure.metrics.ZkLockMetricsAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LocalWaiter;
 import dev.zklock.core.LockKind;
 import dev.zklock.core.ZkLock;
@@ -40,7 +40,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.shedlock.ZkLockShedLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.integration.ZkLockIntegrationLockRegistry;
@@ -25,7 +25,7 @@ import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
 import dev.zklock.autoconfigure.metrics.ZkLockMetricsAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.leader.OnSuspended;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.health.ZkLockHealthIndicator;
@@ -37,7 +37,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.ZkLockProperties;
 import dev.zklock.autoconfigure.diagnostics.EmbeddedZooKeeperModuleMissingException;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;

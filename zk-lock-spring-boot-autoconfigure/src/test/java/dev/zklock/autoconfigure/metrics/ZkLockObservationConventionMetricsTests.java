@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.DistributedSemaphore;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.template.ZkLockTemplate;
 import dev.zklock.template.observation.DefaultZkLockAcquireObservationConvention;
 import dev.zklock.template.observation.DefaultZkLockHeldObservationConvention;

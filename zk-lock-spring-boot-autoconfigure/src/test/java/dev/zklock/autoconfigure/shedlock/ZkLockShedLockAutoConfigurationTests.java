@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.shedlock.ZkLockShedLockProvider;
 
@@ -24,7 +24,7 @@ import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

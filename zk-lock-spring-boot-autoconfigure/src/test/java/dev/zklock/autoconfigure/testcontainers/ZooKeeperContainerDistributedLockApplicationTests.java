@@ -27,7 +27,7 @@ import org.springframework.boot.testcontainers.service.connection.ServiceConnect
 import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 
-import static dev.zklock.core.InProcessZooKeeper.eventually;
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -16,7 +16,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.apache.curator.framework.CuratorFramework;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;

@@ -11,7 +11,7 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.template.LockContext;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.TestThreads;
-import dev.zklock.core.faults.ServerSideExpiry;
+import dev.zklock.test.ServerSideExpiry;
 import dev.zklock.jdbc.FencedTable;
 import dev.zklock.jdbc.JdbcFencing;
 import dev.zklock.template.LockContext;

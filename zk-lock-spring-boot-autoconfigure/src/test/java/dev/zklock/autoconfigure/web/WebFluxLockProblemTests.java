@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.ZkLock;
 import dev.zklock.annotation.OnLost;

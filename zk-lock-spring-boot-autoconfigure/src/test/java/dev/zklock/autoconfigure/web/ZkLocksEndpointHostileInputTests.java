@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.InProcessZooKeeper;
+import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 
 import org.springframework.boot.SpringBootConfiguration;

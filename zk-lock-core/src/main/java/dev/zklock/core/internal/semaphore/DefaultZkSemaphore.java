@@ -38,8 +38,10 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 	public ZkLease acquire(Duration waitAtMost) {
 		Deadline deadline = Deadline.after(waitAtMost);
 		try {
-			return this.engine.acquire(this.key, this.path, this.permits, deadline, !waitAtMost.isZero(),
+			ZkLease lease = this.engine.acquire(this.key, this.path, this.permits, deadline, !waitAtMost.isZero(),
 					Interrupts.interruptible());
+			this.engine.tellAcquired(this.key, this.path);
+			return lease;
 		}
 		catch (AcquireFailure | InterruptedException ex) {
 			throw AcquireFailure.toException(ex, this.key, this.path, deadline.elapsed());

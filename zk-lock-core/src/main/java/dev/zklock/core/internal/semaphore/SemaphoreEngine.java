@@ -63,6 +63,13 @@ public final class SemaphoreEngine {
 	}
 
 	/**
+	 * Tell the listeners, on the acquiring thread, that it holds a permit now.
+	 */
+	void tellAcquired(String key, String path) {
+		this.engine.tellAcquired(key, path);
+	}
+
+	/**
 	 * Acquire a lease on one of {@code permits} permits.
 	 */
 	ZkLease acquire(String key, String path, int permits, Deadline deadline, boolean waitForOthers,

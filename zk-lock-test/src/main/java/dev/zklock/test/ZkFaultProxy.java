@@ -1,4 +1,4 @@
-package dev.zklock.core.faults;
+package dev.zklock.test;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Queue;
@@ -18,8 +19,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 import org.apache.zookeeper.ZooDefs;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy between ZooKeeper clients and one server that injects network faults: it
@@ -325,7 +328,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 		}
 	}
 
-	private @org.jspecify.annotations.Nullable Rule takeRule(int opCode, String path) {
+	private @Nullable Rule takeRule(int opCode, String path) {
 		for (Rule rule : this.rules) {
 			if (rule.opCode == opCode && rule.path().test(path) && this.rules.remove(rule)) {
 				return rule;
@@ -352,7 +355,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 		if (length < 0 || length > request.remaining()) {
 			return "";
 		}
-		return new String(request.array(), request.position(), length, java.nio.charset.StandardCharsets.UTF_8);
+		return new String(request.array(), request.position(), length, StandardCharsets.UTF_8);
 	}
 
 	private static void closeQuietly(Socket socket) {
@@ -388,7 +391,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 
 	}
 
-	private record Rule(int opCode, java.util.function.Predicate<String> path, Action action, Duration duration) {
+	private record Rule(int opCode, Predicate<String> path, Action action, Duration duration) {
 	}
 
 	/**

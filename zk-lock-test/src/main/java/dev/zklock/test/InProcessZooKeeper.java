@@ -1,4 +1,4 @@
-package dev.zklock.core;
+package dev.zklock.test;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -10,18 +10,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 
-import dev.zklock.core.faults.ZkFaultProxy;
+import dev.zklock.core.ZkLockOptions;
 import dev.zklock.core.registry.ZkLockRegistry;
 
 /**
@@ -50,7 +50,7 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 
 	private final boolean shared;
 
-	private TestingServer server;
+	private @Nullable TestingServer server;
 
 	/**
 	 * The chroot of this test on a shared server, with its leading slash; empty on a
@@ -60,7 +60,7 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
-	private CuratorFramework observer;
+	private @Nullable CuratorFramework observer;
 
 	private InProcessZooKeeper(boolean shared) {
 		this.shared = shared;
@@ -110,8 +110,9 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 		}
 		this.closeables.clear();
 		this.observer = null;
-		if (!this.shared) {
-			this.server.close();
+		TestingServer server = this.server;
+		if (!this.shared && server != null) {
+			server.close();
 		}
 	}
 
@@ -122,7 +123,7 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 	 */
 	public TestingServer server() {
 		assertServerOfItsOwn("server()");
-		return this.server;
+		return running();
 	}
 
 	/**
@@ -130,7 +131,7 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 	 * @return the connect string
 	 */
 	public String connectString() {
-		return this.server.getConnectString() + this.root;
+		return running().getConnectString() + this.root;
 	}
 
 	public CuratorFramework newClient() throws InterruptedException {
@@ -190,7 +191,7 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 	 */
 	public ZkFaultProxy newProxy() throws IOException {
 		assertServerOfItsOwn("newProxy()");
-		ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", this.server.getPort());
+		ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", running().getPort());
 		this.closeables.add(proxy);
 		return proxy;
 	}
@@ -208,10 +209,11 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 	 * test.
 	 */
 	public List<String> children(String path) throws Exception {
-		if (this.observer == null) {
-			this.observer = newClient();
-		}
 		CuratorFramework client = this.observer;
+		if (client == null) {
+			client = newClient();
+			this.observer = client;
+		}
 		for (int attempt = 1;; attempt++) {
 			try {
 				if (client.checkExists().forPath(path) == null) {
@@ -229,6 +231,14 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 				Thread.sleep(100L * attempt);
 			}
 		}
+	}
+
+	private TestingServer running() {
+		TestingServer server = this.server;
+		if (server == null) {
+			throw new IllegalStateException("The in-process ZooKeeper runs only while a test runs");
+		}
+		return server;
 	}
 
 	private void assertServerOfItsOwn(String method) {
@@ -250,12 +260,9 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 	}
 
 	private static TestingServer startServer() throws Exception {
-		// No fsync per write: these tests measure the engine, not the disk
-		System.setProperty("zookeeper.forceSync", "no");
 		// tickTime 200 ms lets the tests use 4 s sessions (ZooKeeper allows 2 to 20
 		// ticks)
-		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1);
-		return new TestingServer(spec, true);
+		return KitServer.startServer(200);
 	}
 
 	private static CuratorFramework startClient(String connectString, boolean disableAutoWatchReset) {

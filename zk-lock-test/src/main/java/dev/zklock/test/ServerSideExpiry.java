@@ -1,4 +1,4 @@
-package dev.zklock.core.faults;
+package dev.zklock.test;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
