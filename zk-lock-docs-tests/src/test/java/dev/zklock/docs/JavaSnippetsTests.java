@@ -55,6 +55,9 @@ class JavaSnippetsTests {
 
 	private static final Pattern IMPORT = Pattern.compile("(?m)^import\\s+(static\\s+)?[\\w.*]+;[ \\t]*$");
 
+	/** A snippet that is a whole source file keeps its package. */
+	private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+([\\w.]+);[ \\t]*$");
+
 	private static final Pattern TYPE = Pattern
 		.compile("(?m)^(?:(public|final|abstract)\\s+)*(?:class|interface|record|enum|@interface)\\s+(\\w+)");
 
@@ -149,7 +152,10 @@ class JavaSnippetsTests {
 			body = body.replaceAll("\\)(\\s*(?:throws [\\w., ]+)?)\\{\\s*\\.\\.\\.\\s*}",
 					")$1{ throw new UnsupportedOperationException(); }");
 			body = body.replaceAll("\\{\\s*\\.\\.\\.\\s*}", "{ }");
-			StringBuilder header = new StringBuilder("package snippets.s" + index + ";\n");
+			Matcher ownPackage = PACKAGE.matcher(body);
+			String packageName = ownPackage.find() ? ownPackage.group(1) : "snippets.s" + index;
+			body = PACKAGE.matcher(body).replaceAll("");
+			StringBuilder header = new StringBuilder("package " + packageName + ";\n");
 			imports.forEach((line) -> header.append(line).append('\n'));
 			String name;
 			String text;
@@ -174,7 +180,7 @@ class JavaSnippetsTests {
 				text = header + body + "\n}\n}\n";
 			}
 			int headerLines = (int) header.toString().lines().count();
-			URI uri = URI.create("string:///snippets/s" + index + "/" + name + ".java");
+			URI uri = URI.create("string:///" + packageName.replace('.', '/') + "/" + name + ".java");
 			JavaFileObject source = new SimpleJavaFileObject(uri, JavaFileObject.Kind.SOURCE) {
 				@Override
 				public CharSequence getCharContent(boolean ignoreEncodingErrors) {

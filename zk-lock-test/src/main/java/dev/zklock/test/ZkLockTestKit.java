@@ -299,17 +299,21 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 
 	/**
 	 * Stop the ZooKeeper server: every client is cut off until {@link #restartServer()}
-	 * (or the end of the test). Sessions survive a restart within their timeout.
+	 * (or the end of the test). Returns once the application's client has noticed (its
+	 * connection {@code SUSPENDED}). Sessions survive a restart within their timeout.
 	 * @throws IllegalStateException if the kit's server could not be stopped
 	 */
 	public void stopServer() {
 		registry();
+		long before = this.events.stateChanges();
 		try {
 			server().stop();
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException("The kit's ZooKeeper server did not stop", ex);
 		}
+		await("the application's client to notice the server stopped (SUSPENDED)",
+				() -> this.events.anySince(before, ConnectionState.SUSPENDED, ConnectionState.LOST));
 	}
 
 	/**
