@@ -198,6 +198,35 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	}
 
 	/**
+	 * Test a registry of your own as the application, for the rest of the test: one that
+	 * an {@code ApplicationContextRunner}'s context made, say. Its client must connect to
+	 * {@link #connectString()} for the faults to reach it; the kit listens to it and does
+	 * not close it.
+	 * @param registry the registry
+	 * @return the registry
+	 * @throws IllegalStateException if the test already has an application registry, or
+	 * the registry's client does not connect through the kit
+	 */
+	public ZkLockRegistry useApplication(ZkLockRegistry registry) {
+		currentTest("useApplication(registry)");
+		if (this.application != null && this.application != registry) {
+			throw new IllegalStateException("This test already has an application registry (" + this.application
+					+ "); call useApplication before registry() or any fault");
+		}
+		String connectString = registry.getClient().getZookeeperClient().getCurrentConnectionString();
+		if (!connectString.startsWith(connectString())) {
+			throw new IllegalStateException("The registry connects to " + connectString
+					+ ", not through the kit: set its connect string to zk.connectString() (" + connectString()
+					+ ") so that the kit's faults reach it");
+		}
+		if (this.application == null) {
+			registry.addListener(this.events);
+			this.application = registry;
+		}
+		return registry;
+	}
+
+	/**
 	 * Another instance of the application, for the same test: a registry with the
 	 * application's options on a client and session of its own, connected to the server
 	 * directly, so that no fault of this kit reaches it. Closed after the test.
