@@ -42,7 +42,7 @@ class PublishedJarsTests {
 			.toList();
 		assertThat(published).extracting(Modules.Module::artifactId)
 			.containsExactlyInAnyOrder("zk-lock-core", "zk-lock-spring", "zk-lock-spring-boot-autoconfigure",
-					"zk-lock-embedded-zookeeper", "zk-lock-spring-boot-starter");
+					"zk-lock-embedded-zookeeper", "zk-lock-spring-boot-starter", "zk-lock-test");
 		List<String> problems = new ArrayList<>();
 		for (Modules.Module module : published) {
 			Path jar = module.directory().resolve("target/" + module.artifactId() + "-" + version + ".jar");

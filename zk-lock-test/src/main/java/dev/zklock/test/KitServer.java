@@ -1,6 +1,6 @@
 package dev.zklock.test;
 
-import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -12,15 +12,19 @@ import org.apache.curator.test.TestingServer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The kit's ZooKeeper: an in-process server, the {@link ZkFaultProxy} the application
- * connects through, and the kit's own client, which connects directly and so reads and
- * acts whatever the proxy does to the application.
+ * The kit's ZooKeeper: one server (in-process, or in a container), the
+ * {@link ZkFaultProxy} the application connects through, a second proxy that never faults
+ * for the kit's own client and the participants, and that client, which so reads and acts
+ * whatever the faults do to the application. Both proxies follow the server when it
+ * starts again on another port.
  */
 final class KitServer implements AutoCloseable {
 
-	private final TestingServer server;
+	private final ServerControl control;
 
 	private final ZkFaultProxy proxy;
+
+	private final ZkFaultProxy direct;
 
 	private final CuratorFramework admin;
 
@@ -28,35 +32,51 @@ final class KitServer implements AutoCloseable {
 
 	private boolean stopped;
 
-	private KitServer(TestingServer server, ZkFaultProxy proxy, CuratorFramework admin, Duration sessionTimeout) {
-		this.server = server;
+	private KitServer(ServerControl control, ZkFaultProxy proxy, ZkFaultProxy direct, CuratorFramework admin,
+			Duration sessionTimeout) {
+		this.control = control;
 		this.proxy = proxy;
+		this.direct = direct;
 		this.admin = admin;
 		this.sessionTimeout = sessionTimeout;
 	}
 
-	static KitServer start(Duration sessionTimeout) {
-		TestingServer server = null;
+	/**
+	 * Start a server and the kit's proxies and client.
+	 * @param sessionTimeout the sessions the kit's clients ask for
+	 * @param image a Docker image to run the server in, or null for one in-process
+	 */
+	static KitServer start(Duration sessionTimeout, @Nullable String image) {
+		// A tenth of the session: sessions are granted as asked (2 to 20 ticks) and
+		// expire
+		// within a tick of their timeout
+		int tickTime = (int) Math.max(20, Math.min(2000, sessionTimeout.toMillis() / 10));
+		ServerControl control = null;
 		try {
-			// A tenth of the session: sessions are granted as asked (2 to 20 ticks) and
-			// expire within a tick of their timeout
-			server = startServer((int) Math.max(20, Math.min(2000, sessionTimeout.toMillis() / 10)));
-			ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", server.getPort());
-			CuratorFramework admin = newClient(server.getConnectString(), sessionTimeout);
-			if (!admin.blockUntilConnected(10, TimeUnit.SECONDS)) {
+			control = (image != null) ? ServerControl.inContainer(image, tickTime) : new InProcessControl(tickTime);
+			InetSocketAddress address = control.address();
+			ZkFaultProxy proxy = ZkFaultProxy.start(address.getHostString(), address.getPort());
+			ZkFaultProxy direct = ZkFaultProxy.start(address.getHostString(), address.getPort());
+			CuratorFramework admin = newClient(direct.connectString(), sessionTimeout);
+			if (!admin.blockUntilConnected(30, TimeUnit.SECONDS)) {
 				admin.close();
 				proxy.close();
-				throw new IllegalStateException("The kit's client did not connect to its own ZooKeeper server at "
-						+ server.getConnectString() + " within 10 s");
+				direct.close();
+				throw new IllegalStateException(
+						"The kit's client did not connect to its own ZooKeeper server at " + address + " within 30 s");
 			}
-			return new KitServer(server, proxy, admin, sessionTimeout);
+			return new KitServer(control, proxy, direct, admin, sessionTimeout);
 		}
 		catch (RuntimeException ex) {
-			closeQuietly(server);
+			if (control != null) {
+				control.close();
+			}
 			throw ex;
 		}
 		catch (Exception ex) {
-			closeQuietly(server);
+			if (control != null) {
+				control.close();
+			}
 			throw new IllegalStateException("The kit's ZooKeeper server did not start", ex);
 		}
 	}
@@ -83,14 +103,16 @@ final class KitServer implements AutoCloseable {
 		return client;
 	}
 
-	/** Where the application connects: through the proxy. */
+	/** Where the application connects: through the faulting proxy. */
 	String connectString() {
 		return this.proxy.connectString();
 	}
 
-	/** Where the kit connects: to the server itself. */
+	/**
+	 * Where the kit and the participants connect: through the proxy that never faults.
+	 */
 	String serverConnectString() {
-		return this.server.getConnectString();
+		return this.direct.connectString();
 	}
 
 	Duration sessionTimeout() {
@@ -105,38 +127,33 @@ final class KitServer implements AutoCloseable {
 		return this.admin;
 	}
 
-	synchronized void stop() throws IOException {
-		this.server.stop();
-		this.stopped = true;
+	synchronized void stop() throws Exception {
+		if (!this.stopped) {
+			this.control.stop();
+			this.stopped = true;
+			// A stopped container's connections may linger: drop them, as a stopped
+			// server's are
+			this.proxy.killConnections();
+			this.direct.killConnections();
+		}
 	}
 
 	synchronized void restart() throws Exception {
 		if (this.stopped) {
-			this.server.restart();
+			this.control.start();
+			InetSocketAddress address = this.control.address();
+			this.proxy.retarget(address.getHostString(), address.getPort());
+			this.direct.retarget(address.getHostString(), address.getPort());
 			this.stopped = false;
 		}
-	}
-
-	synchronized boolean isStopped() {
-		return this.stopped;
 	}
 
 	@Override
 	public void close() {
 		this.admin.close();
 		this.proxy.close();
-		closeQuietly(this.server);
-	}
-
-	private static void closeQuietly(@Nullable TestingServer server) {
-		if (server != null) {
-			try {
-				server.close();
-			}
-			catch (IOException ex) {
-				// closing anyway
-			}
-		}
+		this.direct.close();
+		this.control.close();
 	}
 
 }

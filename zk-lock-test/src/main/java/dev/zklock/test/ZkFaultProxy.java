@@ -50,7 +50,7 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 */
 	private static final String LOCKS = "/locks/";
 
-	private final InetSocketAddress target;
+	private volatile InetSocketAddress target;
 
 	private final ServerSocket acceptor;
 
@@ -93,6 +93,16 @@ public final class ZkFaultProxy implements AutoCloseable {
 	 */
 	public static ZkFaultProxy start(String host, int port) throws IOException {
 		return new ZkFaultProxy(new InetSocketAddress(host, port));
+	}
+
+	/**
+	 * Send new connections to another address: a server that came back on another port (a
+	 * container started again). Open connections stay where they are.
+	 * @param host the server's host
+	 * @param port the server's client port
+	 */
+	public void retarget(String host, int port) {
+		this.target = new InetSocketAddress(host, port);
 	}
 
 	/**

@@ -5,7 +5,9 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -16,6 +18,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -70,13 +73,18 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 
 	private static final Object SHARED_LOCK = new Object();
 
-	private static @Nullable KitServer shared;
+	/**
+	 * The servers shared by the Spring test classes of the JVM, by image ("" in-process).
+	 */
+	private static final Map<String, KitServer> SHARED = new HashMap<>();
 
 	private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
 
 	private Duration timeout = DEFAULT_TIMEOUT;
 
 	private ZkLockOptions options = ZkLockOptions.defaults();
+
+	private @Nullable String image;
 
 	/** Set once a Spring test context has been pointed at this kit. */
 	private volatile boolean spring;
@@ -136,6 +144,20 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 			throw new IllegalArgumentException("The kit's timeout must be at least 1 s, but was " + timeout);
 		}
 		this.timeout = timeout;
+		return this;
+	}
+
+	/**
+	 * Run the kit's server in a Docker container of an official {@code zookeeper} image,
+	 * through Testcontainers (which the test class path must have), instead of in the
+	 * test's JVM: the same faults, behind the same proxy. Without a Docker engine, each
+	 * test of the class is skipped (aborted), as Testcontainers' own
+	 * {@code disabledWithoutDocker} does.
+	 * @param image the image, {@code zookeeper:3.9} say
+	 * @return this kit
+	 */
+	public ZkLockTestKit inContainer(String image) {
+		this.image = Objects.requireNonNull(image, "image must not be null");
 		return this;
 	}
 
@@ -497,6 +519,10 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 
 	@Override
 	public void beforeEach(ExtensionContext context) {
+		if (this.image != null) {
+			Assumptions.assumeTrue(ServerControl.isDockerAvailable(),
+					() -> "No Docker engine for the kit's ZooKeeper container " + this.image);
+		}
 		if (of(context.getRequiredTestClass()) != this) {
 			throw new IllegalStateException("ZkLockTestKit must be registered on a static field "
 					+ "(@RegisterExtension static ZkLockTestKit zk = ZkLockTestKit.create()), so that an application "
@@ -733,11 +759,12 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	private KitServer server() {
 		if (this.spring) {
 			synchronized (SHARED_LOCK) {
-				KitServer server = shared;
+				String image = this.image;
+				KitServer server = SHARED.get((image != null) ? image : "");
 				if (server == null) {
-					KitServer started = KitServer.start(this.sessionTimeout);
+					KitServer started = KitServer.start(this.sessionTimeout, image);
 					Runtime.getRuntime().addShutdownHook(new Thread(started::close, "zk-lock-test-shutdown"));
-					shared = started;
+					SHARED.put((image != null) ? image : "", started);
 					server = started;
 				}
 				return server;
@@ -746,7 +773,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 		KitServer server = this.ownServer;
 		if (server == null) {
 			currentTest("the kit's server");
-			server = KitServer.start(this.sessionTimeout);
+			server = KitServer.start(this.sessionTimeout, this.image);
 			this.ownServer = server;
 		}
 		return server;
