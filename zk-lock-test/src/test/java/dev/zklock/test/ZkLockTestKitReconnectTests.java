@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.ZkLock;
+import dev.zklock.core.registry.ZkLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +38,26 @@ class ZkLockTestKitReconnectTests {
 			lock.unlock();
 		}
 		zk.assertThatKey("report").isNotHeld();
+	}
+
+	@Test
+	@Timeout(10)
+	void aServerStartedAgainWithinTheSessionKeepsTheSessionAndItsLock() {
+		ZkLockRegistry application = zk.registry();
+		long session = ZkLockTestKit.sessionOf(application);
+		ZkLock lock = application.obtain("nightly");
+		lock.acquire(Duration.ofSeconds(5));
+		try {
+			zk.stopServer();
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.UNCERTAIN);
+			zk.restartServer();
+			assertThat(ZkLockTestKit.sessionOf(application)).isEqualTo(session);
+			zk.assertThatKey("nightly").isHeldByApplication().wasNotLost();
+		}
+		finally {
+			lock.unlock();
+		}
+		zk.assertNoNodesLeft();
 	}
 
 }

@@ -8,6 +8,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,9 +43,9 @@ class ZkLockTestKitScenarioTests {
 	}
 
 	@AfterEach
-	void withinTheBound() {
+	void withinTheBound(TestInfo test) {
 		Duration took = Duration.ofNanos(System.nanoTime() - this.started);
-		System.out.println("scenario took " + took.toMillis() + " ms");
+		System.out.println("scenario " + test.getDisplayName() + " took " + took.toMillis() + " ms");
 		assertThat(took).isLessThan(Duration.ofSeconds(SCENARIO_SECONDS));
 	}
 
@@ -117,16 +118,16 @@ class ZkLockTestKitScenarioTests {
 
 	@Test
 	@Timeout(SCENARIO_SECONDS)
-	void whileTheServerIsStoppedNoLockIsGivenAndAfterItsRestartTheSameSessionLocksAgain() {
+	void whileTheServerIsStoppedNoLockIsGivenAndAfterItsRestartTheApplicationLocksAgain() {
+		// Whether the 2 s session survives the outage is ZooKeeper's timing (see
+		// ZkLockTestKitReconnectTests for a session that does)
 		ZkLockRegistry application = zk.registry();
-		long session = ZkLockTestKit.sessionOf(application);
 		zk.stopServer();
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> application.obtain("nightly").acquire(Duration.ofMillis(500)));
 		zk.restartServer();
 		application.executeLocked("nightly", Duration.ofSeconds(5), () -> {
 		});
-		assertThat(ZkLockTestKit.sessionOf(application)).isEqualTo(session);
 		zk.assertThatKey("nightly").wasAcquired(1).wasNotLost();
 		zk.assertNoNodesLeft();
 	}
