@@ -760,11 +760,12 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 		if (this.spring) {
 			synchronized (SHARED_LOCK) {
 				String image = this.image;
-				KitServer server = SHARED.get((image != null) ? image : "");
+				String key = ((image != null) ? image : "") + "@" + this.sessionTimeout;
+				KitServer server = SHARED.get(key);
 				if (server == null) {
 					KitServer started = KitServer.start(this.sessionTimeout, image);
 					Runtime.getRuntime().addShutdownHook(new Thread(started::close, "zk-lock-test-shutdown"));
-					SHARED.put((image != null) ? image : "", started);
+					SHARED.put(key, started);
 					server = started;
 				}
 				return server;
