@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -323,7 +324,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * ({@code OpCode.create2} for a lock node)
 	 */
 	public void dropNextReply(int opCode) {
-		server().proxy().loseNextReplyTo(opCode, registry().getOptions().rootPath() + "/", Duration.ZERO);
+		server().proxy().loseNextReplyTo(opCode, serverPath(registry().getOptions().rootPath()) + "/", Duration.ZERO);
 	}
 
 	/**
@@ -375,7 +376,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 					+ registry().lockPath(key) + " is empty)");
 		}
 		try {
-			server().admin().delete().forPath(registry().lockPath(key) + "/" + holder.node());
+			server().admin().delete().forPath(serverPath(registry().lockPath(key) + "/" + holder.node()));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			throw new AssertionError("The node holding '" + key + "' was released before it could be deleted");
@@ -659,6 +660,15 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 			this.observer = observer;
 		}
 		return observer;
+	}
+
+	/**
+	 * A path of the application's as the server has it, and as its requests carry it:
+	 * under its client's namespace, which the kit's own client does not have.
+	 */
+	private String serverPath(String path) {
+		String namespace = registry().getClient().getNamespace();
+		return (namespace != null && !namespace.isEmpty()) ? ZKPaths.fixForNamespace(namespace, path) : path;
 	}
 
 	private void collectEphemeral(String path, List<String> into) throws Exception {
