@@ -2,6 +2,7 @@ package dev.zklock.test;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -38,9 +39,12 @@ final class KitServer implements AutoCloseable {
 	static KitServer start(Duration sessionTimeout) {
 		TestingServer server = null;
 		try {
-			// A tenth of the session: sessions are granted as asked (2 to 20 ticks) and
-			// expire within a tick of their timeout
-			server = startServer((int) Math.max(20, Math.min(2000, sessionTimeout.toMillis() / 10)));
+			// A tenth of the session: sessions expire within a tick of their timeout.
+			// Every session timeout a kit may ask for (200 ms to 20 s) is granted as
+			// asked, whatever the tick: in Spring mode one server, started for the
+			// first kit, serves kits of other session timeouts
+			server = startServer((int) Math.max(20, Math.min(2000, sessionTimeout.toMillis() / 10)),
+					Map.of("minSessionTimeout", "200", "maxSessionTimeout", "20000"));
 			ZkFaultProxy proxy = ZkFaultProxy.start("127.0.0.1", server.getPort());
 			CuratorFramework admin = newClient(server.getConnectString(), sessionTimeout);
 			if (!admin.blockUntilConnected(10, TimeUnit.SECONDS)) {
@@ -65,9 +69,17 @@ final class KitServer implements AutoCloseable {
 	 * An in-process server on a free port with a tick of its own.
 	 */
 	static TestingServer startServer(int tickTime) throws Exception {
+		return startServer(tickTime, null);
+	}
+
+	/**
+	 * An in-process server on a free port with a tick of its own and some properties of
+	 * its configuration set.
+	 */
+	private static TestingServer startServer(int tickTime, @Nullable Map<String, Object> properties) throws Exception {
 		// No fsync per write: tests measure the code under test, not the disk
 		System.setProperty("zookeeper.forceSync", "no");
-		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, tickTime, -1);
+		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, tickTime, -1, properties);
 		return new TestingServer(spec, true);
 	}
 
