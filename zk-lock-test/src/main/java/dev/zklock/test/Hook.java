@@ -105,6 +105,11 @@ public final class Hook {
 	}
 
 	private AssertionError neverFired() {
+		String firedOn = this.firedOn;
+		if (firedOn != null) {
+			return new AssertionError("The hook on '" + this.key + "' fired on thread '" + firedOn
+					+ "' but its action had not returned within " + this.timeout.toMillis() + " ms");
+		}
 		return new AssertionError("The hook on '" + this.key + "' never fired: the application did not acquire '"
 				+ this.key + "' while the test ran (within " + this.timeout.toMillis() + " ms where awaited)");
 	}

@@ -27,8 +27,9 @@ import dev.zklock.core.registry.ZkLockRegistry;
 /**
  * A real in-process ZooKeeper server for a test, with helpers for Curator clients that
  * are closed after the test. Each client is its own ZooKeeper session, which is what
- * another JVM is to the server. Shared with the other modules' tests through this
- * module's test jar.
+ * another JVM is to the server. A part of the test kit, for tests that need a server of
+ * their own or the proxy's finer faults; {@link ZkLockTestKit} is built on the same
+ * parts.
  * <p>
  * Registered on an instance field with {@code @RegisterExtension}, in one of two ways:
  * <ul>
@@ -44,6 +45,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
  */
 public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCallback {
 
+	/** The session timeout of every client this extension makes. */
 	public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
 
 	private static final Namespace NAMESPACE = Namespace.create(InProcessZooKeeper.class);
@@ -134,6 +136,12 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 		return running().getConnectString() + this.root;
 	}
 
+	/**
+	 * A started client of its own session, connected to this test's server (and root),
+	 * closed after the test.
+	 * @return the client
+	 * @throws InterruptedException if interrupted while it connects
+	 */
 	public CuratorFramework newClient() throws InterruptedException {
 		return newClient(connectString());
 	}
@@ -159,12 +167,24 @@ public final class InProcessZooKeeper implements BeforeEachCallback, AfterEachCa
 		return client;
 	}
 
+	/**
+	 * A registry with options on a client of its own session, closed after the test.
+	 * @param options the registry's options
+	 * @return the registry
+	 * @throws InterruptedException if interrupted while its client connects
+	 */
 	public ZkLockRegistry newRegistry(ZkLockOptions options) throws InterruptedException {
 		ZkLockRegistry registry = new ZkLockRegistry(newClient(), options);
 		this.closeables.add(registry);
 		return registry;
 	}
 
+	/**
+	 * A registry with the default options on a client of its own session, closed after
+	 * the test.
+	 * @return the registry
+	 * @throws InterruptedException if interrupted while its client connects
+	 */
 	public ZkLockRegistry newRegistry() throws InterruptedException {
 		return newRegistry(ZkLockOptions.defaults());
 	}

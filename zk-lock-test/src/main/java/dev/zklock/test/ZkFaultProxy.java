@@ -449,7 +449,16 @@ public final class ZkFaultProxy implements AutoCloseable {
 					// the connection ended
 				}
 				finally {
-					kill();
+					if (!requests && ZkFaultProxy.this.blackholed && !ZkFaultProxy.this.closed) {
+						// Lost like every other byte: the client hears of the server's
+						// close
+						// only when the blackhole lifts (which kills damaged connections)
+						this.damaged = true;
+						closeQuietly(this.server);
+					}
+					else {
+						kill();
+					}
 				}
 			}, name);
 			thread.setDaemon(true);

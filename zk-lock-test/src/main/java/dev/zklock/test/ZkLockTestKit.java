@@ -9,11 +9,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -96,13 +98,14 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 
 	private @Nullable ExtensionContext test;
 
-	private @Nullable ZkLockRegistry application;
+	private volatile @Nullable ZkLockRegistry application;
 
-	private @Nullable ZkLockRegistry observer;
+	private volatile @Nullable ZkLockRegistry observer;
 
 	private final ApplicationEvents events = new ApplicationEvents();
 
-	private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
+	/** Added to from hooks on the application's threads too. */
+	private final List<AutoCloseable> closeAfterTest = new CopyOnWriteArrayList<>();
 
 	private ZkLockTestKit() {
 	}
@@ -198,7 +201,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * @throws IllegalStateException outside a test, or if the application context has no
 	 * {@link ZkLockRegistry}
 	 */
-	public ZkLockRegistry registry() {
+	public synchronized ZkLockRegistry registry() {
 		ZkLockRegistry registry = this.application;
 		if (registry == null) {
 			ExtensionContext context = currentTest("registry()");
@@ -229,14 +232,14 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * @throws IllegalStateException if the test already has an application registry, or
 	 * the registry's client does not connect through the kit
 	 */
-	public ZkLockRegistry useApplication(ZkLockRegistry registry) {
+	public synchronized ZkLockRegistry useApplication(ZkLockRegistry registry) {
 		currentTest("useApplication(registry)");
 		if (this.application != null && this.application != registry) {
 			throw new IllegalStateException("This test already has an application registry (" + this.application
 					+ "); call useApplication before registry() or any fault");
 		}
 		String connectString = registry.getClient().getZookeeperClient().getCurrentConnectionString();
-		if (!connectString.startsWith(connectString())) {
+		if (!connectString.equals(connectString()) && !connectString.startsWith(connectString() + "/")) {
 			throw new IllegalStateException("The registry connects to " + connectString
 					+ ", not through the kit: set its connect string to zk.connectString() (" + connectString()
 					+ ") so that the kit's faults reach it");
@@ -289,7 +292,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * ends. Whether its session survives is ZooKeeper's rule: the server expires it once
 	 * it has heard nothing for the session timeout, counted from the client's last ping
 	 * (up to a third of the session before the cut), and ZooKeeper's client waits up to 1
-	 * s before each reconnection. So a cut of at least the session timeout always ends
+	 * s before each reconnection. So a cut longer than the session timeout always ends
 	 * {@code LOST}; one shorter than the session timeout less about 1.5 s and a third of
 	 * it comes back {@code RECONNECTED} (with a 5 s session, a cut of up to 1.5 s); in
 	 * between, either. Returns once the application has heard which.
@@ -321,7 +324,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * timeouts (two thirds of the session without a reply), and the server expires the
 	 * session after the session timeout.
 	 */
-	public void cutConnection() {
+	public void blackholeConnection() {
 		registry();
 		server().proxy().blackhole(true);
 	}
@@ -345,7 +348,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	 * ({@code OpCode.create2} for a lock node)
 	 */
 	public void dropNextReply(int opCode) {
-		server().proxy().loseNextReplyTo(opCode, registry().getOptions().rootPath() + "/", Duration.ZERO);
+		server().proxy().loseNextReplyTo(opCode, serverPath(registry().getOptions().rootPath()) + "/", Duration.ZERO);
 	}
 
 	/**
@@ -378,8 +381,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 		catch (Exception ex) {
 			throw new IllegalStateException("The kit's ZooKeeper server did not start again", ex);
 		}
-		await("the application's client to be connected again after the restart",
-				() -> registry().getClient().getZookeeperClient().isConnected());
+		await("the application's client to be connected again after the restart", () -> isConnected(registry()));
 	}
 
 	/**
@@ -397,7 +399,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 					+ registry().lockPath(key) + " is empty)");
 		}
 		try {
-			server().admin().delete().forPath(registry().lockPath(key) + "/" + holder.node());
+			server().admin().delete().forPath(serverPath(registry().lockPath(key) + "/" + holder.node()));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			throw new AssertionError("The node holding '" + key + "' was released before it could be deleted");
@@ -548,7 +550,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 					ZkLockRegistry registry = this.application;
 					// The next test starts with the application connected, as a new one
 					// would
-					awaitQuietly(() -> registry.getClient().getZookeeperClient().isConnected());
+					awaitQuietly(() -> isConnected(registry));
 				}
 			}
 		}
@@ -630,6 +632,15 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 		return sessionOf(registry());
 	}
 
+	/**
+	 * Whether a registry has heard that it is connected: it tells its listeners on the
+	 * thread that updates this, so no connection event of the past is still to come.
+	 */
+	private static boolean isConnected(ZkLockRegistry registry) {
+		ConnectionState state = registry.connectionStatus().state();
+		return state != null && state.isConnected();
+	}
+
 	/** The current session of a registry's client. */
 	static long sessionOf(ZkLockRegistry registry) {
 		try {
@@ -672,7 +683,7 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 		}
 	}
 
-	private ZkLockRegistry observer() {
+	private synchronized ZkLockRegistry observer() {
 		ZkLockRegistry observer = this.observer;
 		if (observer == null) {
 			ZkLockRegistry application = registry();
@@ -685,6 +696,15 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 			this.observer = observer;
 		}
 		return observer;
+	}
+
+	/**
+	 * A path of the application's as the server has it, and as its requests carry it:
+	 * under its client's namespace, which the kit's own client does not have.
+	 */
+	private String serverPath(String path) {
+		String namespace = registry().getClient().getNamespace();
+		return (namespace != null && !namespace.isEmpty()) ? ZKPaths.fixForNamespace(namespace, path) : path;
 	}
 
 	private void collectEphemeral(String path, List<String> into) throws Exception {

@@ -1,6 +1,7 @@
 package dev.zklock.core.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -21,6 +22,11 @@ import dev.zklock.core.ZkLock;
  * says.
  */
 public abstract class ThreadOwnedLock implements ZkLock {
+
+	/**
+	 * The new holds of a lock on several keys being taken by this thread, not told yet.
+	 */
+	private static final ThreadLocal<@Nullable List<ThreadOwnedLock>> PENDING = new ThreadLocal<>();
 
 	private final Engine engine;
 
@@ -156,13 +162,71 @@ public abstract class ThreadOwnedLock implements ZkLock {
 	}
 
 	/**
-	 * Acquire a new hold, then tell the listeners on this thread, before the hold is
-	 * handed to the caller: a reentry is no new hold and is not told.
+	 * Acquire a hold, then tell the listeners on this thread of a new one before it is
+	 * handed to the caller: a reentry (a read lock's joins its count here) is no new hold
+	 * and is not told. A listener's {@link Error} gives the hold back, so that no hold
+	 * outlives a call that failed.
 	 */
 	private void acquireAndTell(Deadline deadline, boolean waitForOthers, Interrupts interrupts)
 			throws AcquireFailure, InterruptedException {
+		boolean reentry = isHeldByCurrentThread();
 		acquire(deadline, waitForOthers, interrupts);
-		this.engine.tellAcquired(this.key, this.path);
+		if (!reentry) {
+			tellAcquired();
+		}
+	}
+
+	/**
+	 * Tell the listeners that the current thread holds this lock now; while a lock on
+	 * several keys takes them ({@link #tellingWhenAllTaken}), only once it has taken all.
+	 */
+	private void tellAcquired() {
+		List<ThreadOwnedLock> pending = PENDING.get();
+		if (pending != null) {
+			pending.add(this);
+			return;
+		}
+		try {
+			this.engine.tellAcquired(this.key, this.path);
+		}
+		catch (Error ex) {
+			unlock();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Take several locks, telling the listeners of each new hold only once the taking has
+	 * succeeded: a hold given back because a later key was not taken is never told.
+	 * @param taking takes the locks; whether all were taken
+	 * @return what {@code taking} returned
+	 * @throws InterruptedException if {@code taking} was interrupted
+	 */
+	public static boolean tellingWhenAllTaken(TakeAll taking) throws InterruptedException {
+		List<ThreadOwnedLock> outer = PENDING.get();
+		List<ThreadOwnedLock> pending = new ArrayList<>();
+		PENDING.set(pending);
+		boolean taken;
+		try {
+			taken = taking.take();
+		}
+		finally {
+			PENDING.set(outer);
+		}
+		if (taken) {
+			for (ThreadOwnedLock lock : pending) {
+				lock.tellAcquired();
+			}
+		}
+		return taken;
+	}
+
+	/** Takes the keys of a lock on several keys. */
+	@FunctionalInterface
+	public interface TakeAll {
+
+		boolean take() throws InterruptedException;
+
 	}
 
 	/**

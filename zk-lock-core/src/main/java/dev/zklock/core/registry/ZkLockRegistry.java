@@ -278,7 +278,14 @@ public class ZkLockRegistry implements AutoCloseable {
 		DefaultZkLease lease = new DefaultZkLease(this.mutex, key, path);
 		this.mutex.acquireOrThrow(key, path, Holder.handle(lease), waitAtMost);
 		lease.acquired(this.mutex.entry(path));
-		this.engine.tellAcquired(key, path);
+		try {
+			this.engine.tellAcquired(key, path);
+		}
+		catch (Error ex) {
+			// A listener's own VirtualMachineError: no hold outlives the failed call
+			lease.release();
+			throw ex;
+		}
 		return lease;
 	}
 

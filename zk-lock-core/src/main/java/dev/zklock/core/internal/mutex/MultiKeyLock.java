@@ -155,6 +155,12 @@ public final class MultiKeyLock implements ZkLock {
 	 * throws, give back those already taken, newest first.
 	 */
 	private boolean takeAll(Taker taker) throws InterruptedException {
+		// The listeners hear of the keys' holds once all are held, never of a hold given
+		// back part-way
+		return ThreadOwnedLock.tellingWhenAllTaken(() -> takeEach(taker));
+	}
+
+	private boolean takeEach(Taker taker) throws InterruptedException {
 		int taken = 0;
 		try {
 			for (ZkLock lock : this.locks) {

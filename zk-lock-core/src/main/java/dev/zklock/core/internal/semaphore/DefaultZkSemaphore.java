@@ -40,7 +40,15 @@ final class DefaultZkSemaphore implements ZkSemaphore {
 		try {
 			ZkLease lease = this.engine.acquire(this.key, this.path, this.permits, deadline, !waitAtMost.isZero(),
 					Interrupts.interruptible());
-			this.engine.tellAcquired(this.key, this.path);
+			try {
+				this.engine.tellAcquired(this.key, this.path);
+			}
+			catch (Error ex) {
+				// A listener's own VirtualMachineError: no permit outlives the failed
+				// call
+				lease.release();
+				throw ex;
+			}
 			return lease;
 		}
 		catch (AcquireFailure | InterruptedException ex) {
