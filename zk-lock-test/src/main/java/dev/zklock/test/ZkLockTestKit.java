@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -66,7 +67,7 @@ import dev.zklock.core.registry.ZkLockRegistry;
  * @see #onAcquired(String, ThrowingRunnable)
  * @see #assertThatKey(String)
  */
-public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
 
 	/** The session timeout unless set: faults that wait for an expiry stay short. */
 	public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(2);
@@ -518,6 +519,18 @@ public final class ZkLockTestKit implements BeforeEachCallback, AfterEachCallbac
 	}
 
 	// ---- JUnit
+
+	/**
+	 * A plain test class's server starts here, before its tests and their timeouts; a
+	 * Spring test class's when its application context is made.
+	 */
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		if (this.ownServer == null && !isSpringTest(context.getRequiredTestClass())
+				&& (this.image == null || ServerControl.isDockerAvailable())) {
+			this.ownServer = KitServer.start(this.sessionTimeout, this.image);
+		}
+	}
 
 	@Override
 	public void beforeEach(ExtensionContext context) {
