@@ -15,7 +15,8 @@ public interface ZkLockListener {
 	/**
 	 * Called on the thread that acquired a key, once this JVM holds it and before the
 	 * call that asked for it returns: before the work guarded by the lock begins. Not
-	 * called when a thread takes a lock it already holds again, nor for a leader's term.
+	 * called when a thread takes a lock it already holds again, nor for a leader's term;
+	 * for a lock on several keys, called for each key once all are held.
 	 * <p>
 	 * Blocking here holds up only the acquiring thread, which then runs its work later,
 	 * still holding the lock. Production listeners should not; a test may, to act inside
