@@ -1,19 +1,19 @@
 package dev.zklock.core;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.test.InProcessZooKeeper;
+import dev.zklock.test.ZkLockTestKit;
 
 import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,24 +22,34 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * A held node that another client deletes, on real ZooKeeper servers: a hold that watches
  * its node (it listens for revocation requests) hears of it and is
- * {@link LeaseState#LOST}; the engine's own deletes are never taken for one.
+ * {@link LeaseState#LOST}; the engine's own deletes are never taken for one. The kit
+ * deletes the node, as an operator would.
  */
 @Timeout(60)
 class DeletedNodeTests {
 
+	/** The 4 s sessions and 20 s waits of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
+	static ZkLockTestKit zk = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
+
+	/** The kit's options are the class's: each test starts from the defaults. */
+	@BeforeEach
+	void defaultOptions() {
+		zk.options(ZkLockOptions.defaults());
+	}
 
 	@Test
 	void aListeningHoldWhoseNodeAnotherClientDeletesIsLost() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry registry = zk.registry();
 		Queue<LeaseState> told = told(registry, "deleted");
 		ZkLock lock = registry.obtain("deleted");
 		lock.lock();
 		lock.onRevocationRequested(() -> {
 		});
 		assertThat(lock.lostBecause()).isNull();
-		deleteTheNodeOf("deleted");
+		zk.deleteHeldNode("deleted");
 		// The state changes first, then the listeners are told
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST);
@@ -53,13 +63,13 @@ class DeletedNodeTests {
 
 	@Test
 	void aListeningReadHoldWhoseNodeAnotherClientDeletesIsLost() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry registry = zk.registry();
 		Queue<LeaseState> told = told(registry, "doc");
 		ZkLock read = registry.obtainReadWrite("doc").readLock();
 		read.lock();
 		read.onRevocationRequested(() -> {
 		});
-		deleteTheNodeOf("doc");
+		zk.deleteHeldNode("doc");
 		eventually().untilAsserted(() -> assertThat(told).containsExactly(LeaseState.LOST));
 		assertThat(read.leaseState()).isEqualTo(LeaseState.LOST);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock)
@@ -68,7 +78,8 @@ class DeletedNodeTests {
 
 	@Test
 	void aThreadQueuedBehindADeletedNodeTakesANewOne() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLostLockPolicy(LostLockPolicy.WARN));
+		ZkLockRegistry registry = zk.options(ZkLockOptions.defaults().withLostLockPolicy(LostLockPolicy.WARN))
+			.registry();
 		ZkLock lock = registry.obtain("queued");
 		lock.lock();
 		long oldToken = lock.fencingToken();
@@ -95,21 +106,21 @@ class DeletedNodeTests {
 		eventually().until(() -> registry.localLocks()
 			.stream()
 			.anyMatch((info) -> info.key().equals("queued") && info.waiters() > 0));
-		deleteTheNodeOf("queued");
+		zk.deleteHeldNode("queued");
 		eventually().untilAsserted(() -> assertThat(lock.leaseState()).isEqualTo(LeaseState.LOST));
 		lock.unlock();
 		assertThat(holds.await(20, TimeUnit.SECONDS)).isTrue();
-		List<String> children = this.zk.children("/locks/queued");
+		// the next holder's own node, in ZooKeeper
+		zk.assertThatKey("queued").isHeldByApplication().hasWaiters(0);
 		done.countDown();
 		long[] seen = next.get(20, TimeUnit.SECONDS);
 		assertThat(seen[0]).as("the lost node is not handed on: the next holder's token").isGreaterThan(oldToken);
 		assertThat(seen[1]).isEqualTo(LeaseState.HELD.ordinal());
-		assertThat(children).as("the next holder's own node, in ZooKeeper").hasSize(1);
 	}
 
 	@Test
 	void theEnginesOwnDeletesAreNotTakenForAnotherClients() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry registry = zk.registry();
 		Queue<LeaseState> told = told(registry, "own");
 		ZkLock lock = registry.obtain("own");
 		for (int i = 0; i < 20; i++) {
@@ -119,7 +130,7 @@ class DeletedNodeTests {
 			lock.unlock();
 		}
 		// The last release's delete and its event have come back
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/own")).isEmpty());
+		zk.assertThatKey("own").isNotHeld();
 		// Events for this registry's session are delivered in order: one more hold and
 		// release after the deletes makes sure every earlier event was handled
 		lock.lock();
@@ -135,7 +146,7 @@ class DeletedNodeTests {
 	 */
 	@Test
 	void aLingeringNodeAnotherClientDeletesIsNotReused() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry(ZkLockOptions.defaults().withLinger(Duration.ofMinutes(2)));
+		ZkLockRegistry registry = zk.options(ZkLockOptions.defaults().withLinger(Duration.ofMinutes(2))).registry();
 		Queue<LeaseState> told = told(registry, "kept");
 		ZkLock lock = registry.obtain("kept");
 		lock.lock();
@@ -143,27 +154,19 @@ class DeletedNodeTests {
 		lock.unlock();
 		eventually().until(
 				() -> registry.localLocks().stream().anyMatch((info) -> info.key().equals("kept") && info.lingering()));
-		deleteTheNodeOf("kept");
+		zk.deleteHeldNode("kept");
 		eventually().until(() -> registry.localLocks()
 			.stream()
 			.noneMatch((info) -> info.key().equals("kept") && info.lingering()));
 		lock.lock();
 		try {
 			assertThat(lock.fencingToken()).isGreaterThan(oldToken);
-			assertThat(this.zk.children("/locks/kept")).hasSize(1);
+			zk.assertThatKey("kept").isHeldByApplication().hasWaiters(0);
 		}
 		finally {
 			lock.unlock();
 		}
 		assertThat(told).as("a lingering node is nobody's hold").isEmpty();
-	}
-
-	/**
-	 * Delete the one node of a key with another client, as an operator would.
-	 */
-	private void deleteTheNodeOf(String key) throws Exception {
-		String lockPath = "/locks/" + key;
-		this.zk.newClient().delete().forPath(lockPath + "/" + this.zk.children(lockPath).get(0));
 	}
 
 	private static Queue<LeaseState> told(ZkLockRegistry registry, String key) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.test.ServerSideExpiry;
+import dev.zklock.test.ZkLockTestKit;
 import dev.zklock.core.leader.GroupMember;
 import dev.zklock.core.leader.LeaderCandidate;
 import dev.zklock.core.leader.LeaderGroup;
@@ -47,6 +47,12 @@ class LeadershipTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
+
+	/** Where the application's session is expired: the 4 s sessions of before. */
+	@RegisterExtension
+	static ZkLockTestKit kit = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	@Test
 	void oneOfThreeLeadsAndEveryInstanceReadsTheSameQueue() throws Exception {
@@ -135,17 +141,16 @@ class LeadershipTests {
 
 	@Test
 	void anExpiredLeaderNeverBelievesItLeadsAndTheNextLeadsWithAGreaterEpoch() throws Exception {
-		CuratorFramework client = this.zk.newClient();
-		ZkLockRegistry expiring = this.zk.newRegistry(client);
+		ZkLockRegistry expiring = kit.registry();
 		LeadershipRecorder recorder = new LeadershipRecorder();
 		LeaderCandidate old = expiring.joinLeadership(GROUP, recorder);
 		LeaderTerm oldTerm = old.awaitLeadership(WAIT);
 		assertThat(oldTerm).isNotNull();
 		AtomicInteger interrupted = new AtomicInteger();
 		oldTerm.onEnd((why) -> interrupted.incrementAndGet());
-		LeaderCandidate next = this.zk.newRegistry().joinLeadership(GROUP, new LeadershipRecorder());
+		LeaderCandidate next = kit.newParticipant().joinLeadership(GROUP, new LeadershipRecorder());
 		eventually().until(() -> expiring.groupMembers(GROUP).size() == 2);
-		ServerSideExpiry.expire(this.zk.connectString(), client, 4000, WAIT);
+		kit.expireSession();
 		LeaderTerm nextTerm = next.awaitLeadership(WAIT);
 		assertThat(nextTerm).isNotNull();
 		assertThat(nextTerm.epoch()).isGreaterThan(oldTerm.epoch());

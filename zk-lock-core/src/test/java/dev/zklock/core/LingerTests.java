@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.zklock.test.ZkFaultProxy;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.test.InProcessZooKeeper;
+import dev.zklock.test.ZkLockTestKit;
 
 import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +44,15 @@ class LingerTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+
+	/**
+	 * Where the application's session is expired: the 4 s sessions of before, lingering.
+	 */
+	@RegisterExtension
+	static ZkLockTestKit kit = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20))
+		.options(ZkLockOptions.defaults().withLinger(LONG_LINGER));
 
 	@Test
 	void relockingReusesTheLingeringNode() throws Exception {
@@ -169,14 +179,14 @@ class LingerTests {
 
 	@Test
 	void aLingeringNodeOfAnEndedSessionIsNotReused() throws Exception {
-		CuratorFramework client = this.zk.newClient();
-		ZkLockRegistry registry = this.zk.newRegistry(client, ZkLockOptions.defaults().withLinger(LONG_LINGER));
+		ZkLockRegistry registry = kit.registry();
+		CuratorFramework client = registry.getClient();
 		ZkLock lock = registry.obtain("expired");
 		lock.lock();
 		long lingered = lock.fencingToken();
 		long session = client.getZookeeperClient().getZooKeeper().getSessionId();
 		lock.unlock();
-		client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		kit.expireSession();
 		eventually().until(() -> client.getZookeeperClient().isConnected()
 				&& client.getZookeeperClient().getZooKeeper().getSessionId() != session);
 		assertThat(lock.tryLock(20, TimeUnit.SECONDS)).isTrue();

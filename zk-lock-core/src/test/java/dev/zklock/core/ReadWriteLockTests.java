@@ -26,6 +26,7 @@ import dev.zklock.core.internal.readwrite.ReadWriteEntry;
 import dev.zklock.core.registry.RegistryAccess;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.test.InProcessZooKeeper;
+import dev.zklock.test.ZkLockTestKit;
 
 import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,6 +43,12 @@ class ReadWriteLockTests {
 
 	@RegisterExtension
 	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+
+	/** Where the application's session is expired: the 4 s sessions of before. */
+	@RegisterExtension
+	static ZkLockTestKit kit = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	@Test
 	void readersOfOneJvmShareOneReadNode() throws Exception {
@@ -525,14 +532,12 @@ class ReadWriteLockTests {
 
 	@Test
 	void aReaderNeverJoinsTheReadNodeOfALostSession() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry registry = kit.registry();
 		ZkReadWriteLock lock = registry.obtainReadWrite("expiring");
 		lock.readLock().lock();
 		long token = lock.readLock().fencingToken();
-		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
-		await().pollInSameThread()
-			.atMost(Duration.ofSeconds(20))
-			.until(() -> lock.readLock().leaseState() == LeaseState.LOST);
+		kit.expireSession();
+		assertThat(lock.readLock().leaseState()).isEqualTo(LeaseState.LOST);
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.getClient().getZookeeperClient().isConnected());
 		CompletableFuture<Long> later = CompletableFuture.supplyAsync(() -> {
 			lock.readLock().acquire(Duration.ofSeconds(30));
@@ -549,7 +554,7 @@ class ReadWriteLockTests {
 		assertThatThrownBy(lock.writeLock()::lock).isInstanceOf(IllegalStateException.class);
 		assertThatThrownBy(lock.readLock()::unlock).isInstanceOf(LockLostException.class);
 		assertThat(later.get(30, TimeUnit.SECONDS)).as("a new node").isGreaterThan(token);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.zk.children("/locks/expiring").isEmpty());
+		kit.assertThatKey("expiring").isNotHeld();
 	}
 
 	private static ReadWriteEntry entry(ZkLockRegistry registry, String key) {

@@ -16,14 +16,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.health.ZkLockHealthIndicator;
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkLockTestKit;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -43,8 +42,9 @@ class ZkLockRecoveryTests {
 	 */
 	private static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
 
+	/** The application's 4 s session, for the restart while idle. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
 
 	@BeforeAll
 	static void resetReport() throws Exception {
@@ -85,17 +85,19 @@ class ZkLockRecoveryTests {
 
 	@Test
 	void zooKeeperRestartedWhileIdle() throws Exception {
-		runner(this.zk.connectString()).run((context) -> {
-			ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
+		runner(zk.connectString()).run((context) -> {
+			ZkLockRegistry registry = zk.useApplication(context.getBean(ZkLockRegistry.class));
 			registry.executeLocked("idle", Duration.ofSeconds(5), () -> {
 			});
-			this.zk.server().restart();
+			zk.stopServer();
 			long restarted = System.nanoTime();
+			// returns once the application is connected again
+			zk.restartServer();
 			registry.executeLocked("idle", RECOVERY_WAIT, () -> {
 			});
 			long locked = System.nanoTime();
 			awaitUp(context.getBean(ZkLockHealthIndicator.class));
-			eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/idle")).isEmpty());
+			zk.assertThatKey("idle").isNotHeld().wasAcquired(2).wasNotLost();
 			report("| 7. ZooKeeper restarted while idle | next lock call works | first lock "
 					+ millis(locked - restarted) + " ms after the restart |");
 		});

@@ -13,10 +13,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
 import dev.zklock.autoconfigure.health.ZkLockHealthContributorAutoConfiguration;
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.ZkLockListener;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkLockTestKit;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -28,19 +28,19 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Health transitions of {@link ZkLockHealthIndicator} on a real ZooKeeper that is stopped
- * and restarted.
+ * and restarted, by {@link ZkLockTestKit} (the application's 4 s session of before).
  */
 @Timeout(120)
 class ZkLockHealthIndicatorTests {
 
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
 					ZkLockHealthContributorAutoConfiguration.class))
-			.withPropertyValues("zklock.connect-string=" + this.zk.connectString(), "zklock.session-timeout=4s",
+			.withPropertyValues("zklock.connect-string=" + zk.connectString(), "zklock.session-timeout=4s",
 					"zklock.connection-timeout=2s", "zklock.initial-connect-wait=500ms");
 	}
 
@@ -48,25 +48,25 @@ class ZkLockHealthIndicatorTests {
 	void upWithDetailsThenOutOfServiceThenDownThenUpAgain() {
 		runner().run((context) -> {
 			ZkLockHealthIndicator indicator = context.getBean(ZkLockHealthIndicator.class);
-			ZkLock lock = context.getBean(ZkLockRegistry.class).obtain("health");
+			ZkLock lock = zk.useApplication(context.getBean(ZkLockRegistry.class)).obtain("health");
 			lock.lock();
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
 			assertThat(up.getDetails())
 				.containsEntry("state", org.apache.curator.framework.state.ConnectionState.CONNECTED)
-				.containsEntry("connectString", this.zk.connectString())
+				.containsEntry("connectString", zk.connectString())
 				.containsEntry("sessionTimeout", "PT4S")
 				.containsEntry("heldLocks", 1)
 				.containsKey("sinceLastChange");
 			assertThat((String) up.getDetails().get("sessionId")).matches("0x[0-9a-f]+");
-			this.zk.server().stop();
+			zk.stopServer();
 			awaitStatus(() -> indicator.health(), Status.OUT_OF_SERVICE, Duration.ofSeconds(30));
 			// Curator declares the session lost once it has been suspended for the
 			// session timeout
 			awaitStatus(() -> indicator.health(), Status.DOWN, Duration.ofSeconds(30));
 			assertThat(indicator.health().getDetails()).containsEntry("state",
 					org.apache.curator.framework.state.ConnectionState.LOST);
-			this.zk.server().restart();
+			zk.restartServer();
 			awaitStatus(() -> indicator.health(), Status.UP, Duration.ofSeconds(30));
 			try {
 				lock.unlock();
@@ -80,7 +80,7 @@ class ZkLockHealthIndicatorTests {
 
 	@Test
 	void downWhenNeverConnected() throws Exception {
-		this.zk.server().stop();
+		zk.stopServer();
 		runner().run((context) -> {
 			Health health = context.getBean(ZkLockHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
@@ -94,7 +94,7 @@ class ZkLockHealthIndicatorTests {
 	 */
 	@Test
 	void neverConnectedStaysNeverConnectedWhenCuratorReportsItLost() throws Exception {
-		this.zk.server().stop();
+		zk.stopServer();
 		runner().run((context) -> {
 			CountDownLatch lost = new CountDownLatch(1);
 			context.getBean(ZkLockRegistry.class).addListener(new ZkLockListener() {

@@ -25,7 +25,6 @@ import dev.zklock.annotation.DistributedLock;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.template.LockContext;
 import dev.zklock.annotation.OnLocked;
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LocalLockInfo;
 import dev.zklock.core.LockAcquisitionException;
@@ -33,6 +32,7 @@ import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.ZkLockTemplate;
+import dev.zklock.test.ZkLockTestKit;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -48,13 +48,16 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * When the lock is busy: skip, fallback, or throw; minimum holds; waits from
  * configuration; the method's own lock context; and the outcome each is counted with. A
  * busy lock is held by another registry on its own ZooKeeper session, as another JVM
- * would hold it.
+ * would hold it: a {@link ZkLockTestKit#newParticipant() participant} of the kit.
  */
 @Timeout(60)
 class BusyLockTests {
 
+	/** The 4 s sessions and 20 s waits of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	private AnnotationConfigApplicationContext context;
 
@@ -74,7 +77,7 @@ class BusyLockTests {
 	private void start() throws Exception {
 		ObservationRegistry observations = ObservationRegistry.create();
 		observations.observationConfig().observationHandler(new OutcomeRecorder(this.outcomes));
-		this.context = LockedContext.start(this.zk, (context) -> {
+		this.context = LockedContext.start(zk, (context) -> {
 			context.getEnvironment()
 				.getPropertySources()
 				.addFirst(new MapPropertySource("test", Map.of("app.wait", "300ms", "app.hold", "1500ms")));
@@ -82,7 +85,7 @@ class BusyLockTests {
 			context.register(JobsConfiguration.class);
 		});
 		this.jobs = this.context.getBean(Jobs.class);
-		this.otherJvm = this.zk.newRegistry();
+		this.otherJvm = zk.newParticipant();
 	}
 
 	private ZkLock holdElsewhere(String key) {
@@ -122,7 +125,7 @@ class BusyLockTests {
 	@Test
 	void aSkipDuringAnOutageIsSkippedAtOnceAndCountedApart() throws Exception {
 		start();
-		this.zk.server().stop();
+		zk.stopServer();
 		ZkLockRegistry registry = this.context.getBean(ZkLockRegistry.class);
 		eventually().until(() -> registry.connectionStatus().state() == ConnectionState.SUSPENDED);
 		long start = System.nanoTime();
@@ -180,12 +183,12 @@ class BusyLockTests {
 		long returned = System.nanoTime();
 		// The method returned at once; the lock stays (app.hold = 1500ms after it was
 		// acquired)
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/report")).hasSize(1));
+		zk.assertThatKey("report").isHeldByApplication().hasWaiters(0);
 		assertThat(this.otherJvm.obtain("report").tryLock()).isFalse();
 		// A second call while it is held is busy: skipped, not reentrant, not run
 		assertThat(this.jobs.scheduled()).isNull();
 		assertThat(this.jobs.calls()).isOne();
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/report")).isEmpty());
+		zk.assertThatKey("report").isNotHeld();
 		long released = System.nanoTime();
 		assertThat(Duration.ofNanos(released - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
 		assertThat(Duration.ofNanos(returned - start)).isLessThan(Duration.ofMillis(1500));
@@ -205,7 +208,7 @@ class BusyLockTests {
 	void holdAtLeastShorterThanTheWorkReleasesWhenTheWorkEnds() throws Exception {
 		start();
 		assertThat(this.jobs.longerThanItsMinimum()).isEqualTo("done");
-		eventually().untilAsserted(() -> assertThat(this.zk.children("/locks/long")).isEmpty());
+		zk.assertThatKey("long").isNotHeld();
 	}
 
 	@TimingSensitive
@@ -277,20 +280,20 @@ class BusyLockTests {
 		try {
 			ZkLock held = holdElsewhere("rx-hold");
 			reactor.core.Disposable subscription = this.jobs.reactiveWithMinimum().subscribe();
-			eventually().until(() -> !this.zk.children("/locks/rx-hold").isEmpty()
-					&& this.zk.children("/locks/rx-hold").size() == 2);
+			zk.assertThatKey("rx-hold").isHeldBy(this.otherJvm).hasWaiters(1);
 			subscription.dispose();
 			held.unlock();
+			long unlocked = System.nanoTime();
 			// The wait then succeeds for nobody: the lease goes back at once, not after
 			// its 10 s
-			eventually().atMost(Duration.ofSeconds(8))
-				.untilAsserted(() -> assertThat(this.zk.children("/locks/rx-hold")).isEmpty());
+			zk.assertThatKey("rx-hold").isNotHeld();
+			assertThat(Duration.ofNanos(System.nanoTime() - unlocked)).isLessThan(Duration.ofSeconds(8));
 			assertThat(this.jobs.calls()).isZero();
 			// A wait that fails after its subscriber left is not an error anyone must
 			// hear of
 			ZkLock again = holdElsewhere("rx-drop");
 			reactor.core.Disposable failing = this.jobs.reactiveShortWait().subscribe();
-			eventually().until(() -> this.zk.children("/locks/rx-drop").size() == 2);
+			zk.assertThatKey("rx-drop").isHeldBy(this.otherJvm).hasWaiters(1);
 			failing.dispose();
 			// The wait ends (300 ms) with its observation, whatever the outcome; only
 			// then

@@ -1,13 +1,12 @@
 package dev.zklock.aop;
 
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.test.InProcessZooKeeper;
+import dev.zklock.test.ZkLockTestKit;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;
@@ -27,6 +26,7 @@ import dev.zklock.core.JdkSensitive;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -40,13 +40,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(60)
 class LostLockStopsWorkTests {
 
+	/** The 4 s sessions and 20 s waits of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
+	static ZkLockTestKit zk = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	@Test
 	void aMethodThatStopsOnLostIsInterruptedWhenAnotherClientDeletesItsNode() throws Exception {
-		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
-				(c) -> c.registerBean(Jobs.class))) {
+		try (AnnotationConfigApplicationContext context = LockedContext.start(zk, (c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
 			Probe probe = jobs.probe();
 			CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> jobs.stopping("report"),
@@ -63,8 +65,7 @@ class LostLockStopsWorkTests {
 
 	@Test
 	void onSessionExpiryOnlyTheMethodThatOptedInIsInterruptedAndCheckHeldFails() throws Exception {
-		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
-				(c) -> c.registerBean(Jobs.class))) {
+		try (AnnotationConfigApplicationContext context = LockedContext.start(zk, (c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
 			Probe probe = jobs.probe();
 			ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
@@ -83,7 +84,7 @@ class LostLockStopsWorkTests {
 					}
 				}
 			});
-			registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+			zk.expireSession();
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> stopping.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOf(LockLostException.class);
@@ -103,8 +104,7 @@ class LostLockStopsWorkTests {
 
 	@Test
 	void aCompletableFutureIsCompletedWithTheLoss() throws Exception {
-		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
-				(c) -> c.registerBean(Jobs.class))) {
+		try (AnnotationConfigApplicationContext context = LockedContext.start(zk, (c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
 			Probe probe = jobs.probe();
 			ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
@@ -115,14 +115,13 @@ class LostLockStopsWorkTests {
 				.isInstanceOf(LockLostException.class)
 				.withMessageContaining("lost while held: another client deleted its node, so");
 			assertThat(probe.work).isCompletedExceptionally();
-			InProcessZooKeeper.eventually().until(() -> registry.heldCount() == 0);
+			eventually().until(() -> registry.heldCount() == 0);
 		}
 	}
 
 	@Test
 	void aMonoIsCancelledAndFailsWithTheLoss() throws Exception {
-		try (AnnotationConfigApplicationContext context = LockedContext.start(this.zk,
-				(c) -> c.registerBean(Jobs.class))) {
+		try (AnnotationConfigApplicationContext context = LockedContext.start(zk, (c) -> c.registerBean(Jobs.class))) {
 			Jobs jobs = context.getBean(Jobs.class);
 			Probe probe = jobs.probe();
 			ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
@@ -134,20 +133,14 @@ class LostLockStopsWorkTests {
 				.isInstanceOf(LockLostException.class)
 				.withMessageContaining("lost while held: another client deleted its node, so");
 			assertThat(probe.cancelled.await(20, TimeUnit.SECONDS)).isTrue();
-			InProcessZooKeeper.eventually().until(() -> registry.heldCount() == 0);
+			eventually().until(() -> registry.heldCount() == 0);
 		}
 	}
 
-	private void deleteHeldNode(String key) throws Exception {
-		InProcessZooKeeper.eventually().until(() -> this.zk.children("/locks/" + key).size() == 1);
-		List<String> children = this.zk.children("/locks/" + key);
-		CuratorFramework other = this.zk.newClient();
-		try {
-			other.delete().forPath("/locks/" + key + "/" + children.get(0));
-		}
-		finally {
-			other.close();
-		}
+	/** Delete the key's one node, once it is there, as another client would. */
+	private static void deleteHeldNode(String key) {
+		zk.assertThatKey(key).isHeldByApplication().hasWaiters(0);
+		zk.deleteHeldNode(key);
 	}
 
 	static final class Probe {

@@ -21,18 +21,17 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.support.LockException;
-import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TimingSensitive;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkLockTestKit;
 
 import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * {@code AbstractExtensibleLockProviderIntegrationTest} (whose
  * {@code shedlock-test-support} module is not published), with timing asserted as bounds
  * that hold on a loaded machine. Each provider has its own Curator client, so its own
- * ZooKeeper session: what another JVM is to the server.
+ * ZooKeeper session: what another JVM is to the server ({@link #provider} is the kit's
+ * application, {@link #otherJvm} a participant).
  */
 @JdkSensitive
 @Timeout(60)
@@ -55,8 +55,11 @@ class ZkLockShedLockProviderTests {
 
 	private static final String NAME = "name";
 
+	/** The 4 s sessions and 20 s waits of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	private final List<ZkLockShedLockProvider> providers = new ArrayList<>();
 
@@ -81,10 +84,10 @@ class ZkLockShedLockProviderTests {
 		return provider;
 	}
 
-	private void twoJvms() throws InterruptedException {
-		this.registry = this.zk.newRegistry();
+	private void twoJvms() {
+		this.registry = zk.registry();
 		this.provider = newProvider(this.registry);
-		this.otherJvm = newProvider(this.zk.newRegistry());
+		this.otherJvm = newProvider(zk.newParticipant());
 	}
 
 	private static LockConfiguration config(String name) {
@@ -95,14 +98,12 @@ class ZkLockShedLockProviderTests {
 		return new LockConfiguration(ClockProvider.now(), name, lockAtMostFor, lockAtLeastFor);
 	}
 
-	private void assertLocked(String name) throws Exception {
-		eventually().untilAsserted(
-				() -> assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).hasSize(1));
+	private static void assertLocked(String name) {
+		zk.assertThatKey(name).isHeld().hasWaiters(0);
 	}
 
-	private void assertUnlocked(String name) throws Exception {
-		eventually().untilAsserted(
-				() -> assertThat(this.zk.children("/locks/" + name)).as("lock node of '%s'", name).isEmpty());
+	private static void assertUnlocked(String name) {
+		zk.assertThatKey(name).isNotHeld();
 	}
 
 	@Test
@@ -220,14 +221,13 @@ class ZkLockShedLockProviderTests {
 
 	@Test
 	void aNodeThatDiesReleasesItsLocksWithItsSessionNotAtLockAtMostFor() throws Exception {
-		CuratorFramework dyingClient = this.zk.newClient();
-		ZkLockShedLockProvider dying = newProvider(this.zk.newRegistry(dyingClient));
-		this.otherJvm = newProvider(this.zk.newRegistry());
+		ZkLockShedLockProvider dying = newProvider(zk.registry());
+		this.otherJvm = newProvider(zk.newParticipant());
 		assertThat(dying.lock(config(NAME, Duration.ofMinutes(10), Duration.ofMinutes(5)))).isNotEmpty();
 		assertThat(this.otherJvm.lock(config(NAME))).isEmpty();
-		// The node ends without unlocking: its session closes, its ephemeral lock node
+		// The node dies without unlocking: its session expires, its ephemeral lock node
 		// goes
-		dyingClient.close();
+		zk.expireSession();
 		Optional<SimpleLock> remote = awaitLock(this.otherJvm, config(NAME));
 		remote.get().unlock();
 	}
@@ -327,7 +327,7 @@ class ZkLockShedLockProviderTests {
 		assertThat(lock).isNotEmpty();
 		Thread.sleep(20);
 		assertThat(lock.get().extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
-		eventually().untilAsserted(() -> assertUnlocked(NAME));
+		assertUnlocked(NAME);
 	}
 
 	@Test
@@ -429,23 +429,18 @@ class ZkLockShedLockProviderTests {
 	@Test
 	void anUnreachableZooKeeperIsAnErrorNotABusyLock() throws Exception {
 		twoJvms();
-		this.zk.server().stop();
-		try {
-			assertThatExceptionOfType(LockException.class).isThrownBy(() -> this.provider.lock(config(NAME)))
-				.withMessageContaining("'" + NAME + "'");
-		}
-		finally {
-			this.zk.server().restart();
-		}
+		zk.stopServer();
+		assertThatExceptionOfType(LockException.class).isThrownBy(() -> this.provider.lock(config(NAME)))
+			.withMessageContaining("'" + NAME + "'");
 	}
 
 	@Test
 	void aLockWhoseSessionExpiredReportsTheLossOnUnlock() throws Exception {
-		ZkLockRegistry registry = this.zk.newRegistry();
+		ZkLockRegistry registry = zk.registry();
 		this.provider = newProvider(registry);
 		Optional<SimpleLock> lock = this.provider.lock(config(NAME, Duration.ofMinutes(1), Duration.ofMinutes(1)));
 		assertThat(lock).isNotEmpty();
-		registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+		zk.expireSession();
 		eventually().until(() -> registry.localLocks().get(0).leaseState() == LeaseState.LOST);
 		// Lost already: no reason to hold it for lockAtLeastFor, and the task must learn
 		// of it

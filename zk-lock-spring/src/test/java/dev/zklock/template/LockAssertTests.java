@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.test.InProcessZooKeeper;
+import dev.zklock.test.ZkLockTestKit;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.template.LockAssert.TestHelper;
@@ -35,8 +35,9 @@ class LockAssertTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
+	/** The 4 s sessions of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
+	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
@@ -45,8 +46,8 @@ class LockAssertTests {
 	private ZkLockTemplate template;
 
 	@BeforeEach
-	void start() throws Exception {
-		this.registry = this.zk.newRegistry();
+	void start() {
+		this.registry = zk.registry();
 		this.template = new ZkLockTemplate(this.registry, ObservationRegistry.NOOP);
 	}
 
@@ -55,7 +56,6 @@ class LockAssertTests {
 		this.executor.shutdownNow();
 		assertThat(this.executor.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
 		this.template.close();
-		this.registry.close();
 	}
 
 	@Test
@@ -95,8 +95,8 @@ class LockAssertTests {
 	void aLostHoldIsNotHeld() {
 		AtomicReference<Throwable> assertion = new AtomicReference<>();
 		catchThrowable(() -> this.template.execute("report", "report:1", WAIT, () -> {
-			this.registry.getClient().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
-			eventually().until(() -> LockContext.current().leaseState() == LeaseState.LOST);
+			zk.expireSession();
+			assertThat(LockContext.current().leaseState()).isEqualTo(LeaseState.LOST);
 			assertion.set(catchThrowable(() -> LockAssert.assertLocked("report:1")));
 			return null;
 		}));

@@ -1,5 +1,6 @@
 package dev.zklock.template;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -10,20 +11,20 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.JdkSensitive;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.ZkLease;
 import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkLockTestKit;
 
+import static dev.zklock.test.InProcessZooKeeper.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -31,14 +32,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link LockDefinition#withStopOnLost(boolean)} through {@link ZkLockTemplate}: a task
  * whose lease is lost is interrupted, or its stage completed with the loss, and
  * {@link LockContext#checkHeld()} fails once the lease is lost; a task that lets the loss
- * be runs on.
+ * be runs on. The kit deletes the held node, as another client would.
  */
 @JdkSensitive
 @Timeout(60)
 class TemplateOnLostTests {
 
+	/** The 4 s sessions and 20 s waits of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perClass();
+	static ZkLockTestKit zk = ZkLockTestKit.create()
+		.sessionTimeout(Duration.ofSeconds(4))
+		.timeout(Duration.ofSeconds(20));
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
@@ -47,8 +51,8 @@ class TemplateOnLostTests {
 	private ZkLockTemplate template;
 
 	@BeforeEach
-	void start() throws Exception {
-		this.registry = this.zk.newRegistry();
+	void start() {
+		this.registry = zk.registry();
 		this.template = new ZkLockTemplate(this.registry, ObservationRegistry.NOOP);
 	}
 
@@ -57,7 +61,6 @@ class TemplateOnLostTests {
 		this.executor.shutdownNow();
 		assertThat(this.executor.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
 		this.template.close();
-		this.registry.close();
 	}
 
 	@Test
@@ -105,7 +108,7 @@ class TemplateOnLostTests {
 			.isInstanceOf(LockLostException.class)
 			.withMessageContaining("lost while held: another client deleted its node, so");
 		assertThat(work).isCompletedExceptionally();
-		InProcessZooKeeper.eventually().until(() -> this.registry.heldCount() == 0);
+		eventually().until(() -> this.registry.heldCount() == 0);
 	}
 
 	@Test
@@ -127,16 +130,10 @@ class TemplateOnLostTests {
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
 	}
 
-	private void deleteHeldNode(String key) throws Exception {
-		InProcessZooKeeper.eventually().until(() -> this.zk.children("/locks/" + key).size() == 1);
-		List<String> children = this.zk.children("/locks/" + key);
-		CuratorFramework other = this.zk.newClient();
-		try {
-			other.delete().forPath("/locks/" + key + "/" + children.get(0));
-		}
-		finally {
-			other.close();
-		}
+	/** Delete the key's one node, once it is there, as another client would. */
+	private static void deleteHeldNode(String key) {
+		zk.assertThatKey(key).isHeldByApplication().hasWaiters(0);
+		zk.deleteHeldNode(key);
 	}
 
 }

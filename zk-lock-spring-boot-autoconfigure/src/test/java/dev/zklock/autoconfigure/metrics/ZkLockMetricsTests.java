@@ -7,7 +7,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 
 import org.junit.jupiter.api.Test;
@@ -17,13 +16,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.zklock.annotation.DistributedLock;
 import dev.zklock.annotation.OnLocked;
 import dev.zklock.autoconfigure.ZkLockAutoConfiguration;
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LockAcquisitionException;
 import dev.zklock.core.LockLostException;
 import dev.zklock.core.TestThreads;
 import dev.zklock.core.ZkLock;
 import dev.zklock.core.registry.ZkLockRegistry;
 import dev.zklock.annotation.OnLost;
+import dev.zklock.test.ZkLockTestKit;
 import dev.zklock.template.ZkLockTemplate;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,8 +49,9 @@ import static org.awaitility.Awaitility.await;
 @Timeout(120)
 class ZkLockMetricsTests {
 
+	/** The 4 s sessions of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
@@ -59,14 +59,15 @@ class ZkLockMetricsTests {
 					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 					ObservationAutoConfiguration.class))
-			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withPropertyValues("zklock.connect-string=" + zk.connectString())
 			.withUserConfiguration(Config.class);
 	}
 
 	@Test
 	void acquireAndHeldTimersCountCallsAndOutcomes() throws Exception {
-		ZkLockRegistry otherJvm = this.zk.newRegistry();
 		runner().run((context) -> {
+			zk.useApplication(context.getBean(ZkLockRegistry.class));
+			ZkLockRegistry otherJvm = zk.newParticipant();
 			Billing billing = context.getBean(Billing.class);
 			for (int i = 0; i < 3; i++) {
 				billing.charge("a-" + i);
@@ -119,21 +120,15 @@ class ZkLockMetricsTests {
 	@Test
 	void aHoldWhoseLeaseIsLostEndsWithOutcomeLost() {
 		runner().run((context) -> {
+			zk.useApplication(context.getBean(ZkLockRegistry.class));
 			Billing billing = context.getBean(Billing.class);
 			billing.charge("ok");
 			CountDownLatch holding = new CountDownLatch(1);
 			CompletableFuture<Void> run = CompletableFuture.runAsync(() -> billing.chargeSlowly("slow", holding),
 					TestThreads.EXECUTOR);
 			assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
-			List<String> children = this.zk.children("/locks/bill:slow");
-			assertThat(children).hasSize(1);
-			CuratorFramework other = this.zk.newClient();
-			try {
-				other.delete().forPath("/locks/bill:slow/" + children.get(0));
-			}
-			finally {
-				other.close();
-			}
+			zk.assertThatKey("bill:slow").isHeldByApplication().hasWaiters(0);
+			zk.deleteHeldNode("bill:slow");
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> run.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOf(LockLostException.class);
@@ -155,10 +150,11 @@ class ZkLockMetricsTests {
 	@Test
 	void sessionEventsAreCounted() {
 		runner().withPropertyValues("zklock.session-timeout=4s").run((context) -> {
+			zk.useApplication(context.getBean(ZkLockRegistry.class));
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			this.zk.server().stop();
+			zk.stopServer();
 			awaitSessionEvent(meters, "SUSPENDED");
-			this.zk.server().restart();
+			zk.restartServer();
 			awaitSessionEvent(meters, "RECONNECTED");
 			assertThat(meters.get("zklock.session.events").tag("state", "SUSPENDED").counter().count()).isEqualTo(1);
 			assertThat(meters.get("zklock.session.events").tag("state", "RECONNECTED").counter().count()).isEqualTo(1);
@@ -196,7 +192,7 @@ class ZkLockMetricsTests {
 					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, PrometheusMetricsExportAutoConfiguration.class,
 					ObservationAutoConfiguration.class))
-			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withPropertyValues("zklock.connect-string=" + zk.connectString())
 			.withUserConfiguration(Config.class)
 			.run((context) -> {
 				lockThroughEveryPath(context.getBean(Billing.class), context.getBean(ZkLockTemplate.class));
@@ -220,7 +216,7 @@ class ZkLockMetricsTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
 					ZkLockMetricsAutoConfiguration.class, AopAutoConfiguration.class))
-			.withPropertyValues("zklock.connect-string=" + this.zk.connectString())
+			.withPropertyValues("zklock.connect-string=" + zk.connectString())
 			.withUserConfiguration(Config.class)
 			.run((context) -> {
 				assertThat(context).doesNotHaveBean(MeterRegistry.class);

@@ -146,9 +146,13 @@ final class HttpProbe {
 	}
 
 	static String[] applicationProperties(InProcessZooKeeper zk, String... more) {
+		return applicationProperties(zk.connectString(), more);
+	}
+
+	static String[] applicationProperties(String connectString, String... more) {
 		String[] common = { "server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
-				"zklock.connect-string=" + zk.connectString(), "zklock.session-timeout=4s",
-				"zklock.connection-timeout=2s", "zklock.lock.default-wait=2s" };
+				"zklock.connect-string=" + connectString, "zklock.session-timeout=4s", "zklock.connection-timeout=2s",
+				"zklock.lock.default-wait=2s" };
 		String[] all = new String[common.length + more.length];
 		System.arraycopy(common, 0, all, 0, common.length);
 		System.arraycopy(more, 0, all, common.length, more.length);

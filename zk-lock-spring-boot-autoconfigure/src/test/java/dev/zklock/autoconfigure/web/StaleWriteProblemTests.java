@@ -2,9 +2,7 @@ package dev.zklock.autoconfigure.web;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -17,13 +15,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.zklock.annotation.DistributedLock;
-import dev.zklock.test.InProcessZooKeeper;
 import dev.zklock.core.LeaseState;
 import dev.zklock.core.TestThreads;
-import dev.zklock.test.ServerSideExpiry;
 import dev.zklock.jdbc.FencedTable;
 import dev.zklock.jdbc.JdbcFencing;
 import dev.zklock.template.LockContext;
+import dev.zklock.core.registry.ZkLockRegistry;
+import dev.zklock.test.ZkLockTestKit;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -49,8 +47,9 @@ import static org.awaitility.Awaitility.await;
 @Timeout(120)
 class StaleWriteProblemTests {
 
+	/** The application's 4 s session of before. */
 	@RegisterExtension
-	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
+	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
 
 	@Test
 	void refusedFencedWriteIsAConflictOfItsOwnType() throws Exception {
@@ -82,7 +81,10 @@ class StaleWriteProblemTests {
 	void refusedGuardedWriteIsAConflictOfItsOwnType() throws Exception {
 		try (ConfigurableApplicationContext context = start()) {
 			Controllers controllers = context.getBean(Controllers.class);
-			HttpResponse<String> response = whileLost(context, "/guarded", controllers, () -> deleteNode("guarded-1"));
+			HttpResponse<String> response = whileLost(context, "/guarded", controllers, () -> {
+				zk.assertThatKey("guarded-1").isHeldByApplication().hasWaiters(0);
+				zk.deleteHeldNode("guarded-1");
+			});
 			Map<String, Object> body = assertProblem(response, 409, LockProblems.GUARDED_WRITE_REFUSED_TYPE,
 					"Guarded write refused", "/guarded");
 			assertThat(body).containsEntry("detail", "The lock was lost before the write; nothing of it was written.");
@@ -95,9 +97,7 @@ class StaleWriteProblemTests {
 	void lockLostUnderWorkThatRanToItsEndSaysSo() throws Exception {
 		try (ConfigurableApplicationContext context = start()) {
 			Controllers controllers = context.getBean(Controllers.class);
-			CuratorFramework client = context.getBean(CuratorFramework.class);
-			HttpResponse<String> response = whileLost(context, "/ran-to-its-end", controllers,
-					() -> ServerSideExpiry.expire(this.zk.connectString(), client, 4000, Duration.ofSeconds(20)));
+			HttpResponse<String> response = whileLost(context, "/ran-to-its-end", controllers, zk::expireSession);
 			Map<String, Object> body = HttpProbe.assertLockLostProblem(response, "/ran-to-its-end");
 			assertThat(body).containsEntry("detail", "The request's work ran to its end, but its lock was lost while "
 					+ "it ran: another request may have worked on the same resource at the same time.");
@@ -131,7 +131,8 @@ class StaleWriteProblemTests {
 	 * method go on.
 	 */
 	private HttpResponse<String> whileLost(ConfigurableApplicationContext context, String path, Controllers controllers,
-			Callable<?> loseTheLock) throws Exception {
+			Runnable loseTheLock) throws Exception {
+		zk.useApplication(context.getBean(ZkLockRegistry.class));
 		HttpProbe http = new HttpProbe(context);
 		CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
 			try {
@@ -142,30 +143,14 @@ class StaleWriteProblemTests {
 			}
 		}, TestThreads.EXECUTOR);
 		assertThat(controllers.holding().await(20, TimeUnit.SECONDS)).isTrue();
-		loseTheLock.call();
+		loseTheLock.run();
 		controllers.lost().countDown();
 		return call.get(30, TimeUnit.SECONDS);
 	}
 
-	/**
-	 * Delete a key's one node, as another client would.
-	 */
-	private Void deleteNode(String key) throws Exception {
-		List<String> children = this.zk.children("/locks/" + key);
-		assertThat(children).hasSize(1);
-		CuratorFramework other = this.zk.newClient();
-		try {
-			other.delete().forPath("/locks/" + key + "/" + children.get(0));
-		}
-		finally {
-			other.close();
-		}
-		return null;
-	}
-
 	private ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebApplication.class).web(WebApplicationType.SERVLET)
-			.properties(HttpProbe.applicationProperties(this.zk, properties))
+			.properties(HttpProbe.applicationProperties(zk.connectString(), properties))
 			.run();
 	}
 
