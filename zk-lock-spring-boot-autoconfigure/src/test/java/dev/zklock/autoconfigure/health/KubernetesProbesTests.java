@@ -13,8 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.zklock.core.registry.ZkLockRegistry;
-import dev.zklock.test.ZkLockTestKit;
+import dev.zklock.test.InProcessZooKeeper;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -50,9 +49,8 @@ class KubernetesProbesTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	/** The application's 4 s session of before. */
 	@RegisterExtension
-	static ZkLockTestKit zk = ZkLockTestKit.create().sessionTimeout(Duration.ofSeconds(4));
+	final InProcessZooKeeper zk = InProcessZooKeeper.perTest();
 
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -62,11 +60,11 @@ class KubernetesProbesTests {
 			int port = port(context);
 			assertStatus(port, HEALTH, 200, "UP");
 			assertStatus(port, READINESS, 200, "UP");
-			zk.stopServer();
+			this.zk.server().stop();
 			awaitStatus(port, HEALTH, 503, "DOWN");
 			assertStatus(port, LIVENESS, 200, "UP");
 			assertStatus(port, READINESS, 200, "UP");
-			zk.restartServer();
+			this.zk.server().restart();
 			awaitStatus(port, HEALTH, 200, "UP");
 		}
 	}
@@ -77,7 +75,7 @@ class KubernetesProbesTests {
 			int port = port(context);
 			assertStatus(port, READINESS, 200, "UP");
 			assertStatus(port, LIVENESS, 200, "UP");
-			zk.stopServer();
+			this.zk.server().stop();
 			// Suspended first (OUT_OF_SERVICE), then the session is lost (DOWN): both 503
 			await().atMost(CHANGE)
 				.pollInterval(Duration.ofMillis(50))
@@ -85,22 +83,20 @@ class KubernetesProbesTests {
 			assertStatus(port, LIVENESS, 200, "UP");
 			awaitStatus(port, READINESS, 503, "DOWN");
 			assertStatus(port, LIVENESS, 200, "UP");
-			zk.restartServer();
+			this.zk.server().restart();
 			awaitStatus(port, READINESS, 200, "UP");
 			assertStatus(port, LIVENESS, 200, "UP");
 		}
 	}
 
 	private ConfigurableApplicationContext start(String... more) {
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(ProbedApplication.class)
-			.web(WebApplicationType.SERVLET)
+		return new SpringApplicationBuilder(ProbedApplication.class).web(WebApplicationType.SERVLET)
 			.properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
-					"management.endpoint.health.probes.enabled=true", "zklock.connect-string=" + zk.connectString(),
-					"zklock.session-timeout=4s", "zklock.connection-timeout=2s")
+					"management.endpoint.health.probes.enabled=true",
+					"zklock.connect-string=" + this.zk.connectString(), "zklock.session-timeout=4s",
+					"zklock.connection-timeout=2s")
 			.properties(more)
 			.run();
-		zk.useApplication(context.getBean(ZkLockRegistry.class));
-		return context;
 	}
 
 	private static int port(ConfigurableApplicationContext context) {
