@@ -224,30 +224,32 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 	}
 
 	/**
-	 * Test a registry of your own as the application, for the rest of the test: one that
-	 * an {@code ApplicationContextRunner}'s context made, say. Its client must connect to
+	 * Test a registry of your own as the application, from now on in this test: one that
+	 * an {@code ApplicationContextRunner}'s context made, say (a test that starts a
+	 * second context may call it again for the second one). Its client must connect to
 	 * {@link #connectString()} for the faults to reach it; the kit listens to it and does
 	 * not close it.
 	 * @param registry the registry
 	 * @return the registry
-	 * @throws IllegalStateException if the test already has an application registry, or
-	 * the registry's client does not connect through the kit
+	 * @throws IllegalStateException if the registry's client does not connect through the
+	 * kit
 	 */
 	public synchronized ZkLockRegistry useApplication(ZkLockRegistry registry) {
 		currentTest("useApplication(registry)");
-		if (this.application != null && this.application != registry) {
-			throw new IllegalStateException("This test already has an application registry (" + this.application
-					+ "); call useApplication before registry() or any fault");
-		}
 		String connectString = registry.getClient().getZookeeperClient().getCurrentConnectionString();
 		if (!connectString.equals(connectString()) && !connectString.startsWith(connectString() + "/")) {
 			throw new IllegalStateException("The registry connects to " + connectString
 					+ ", not through the kit: set its connect string to zk.connectString() (" + connectString()
 					+ ") so that the kit's faults reach it");
 		}
-		if (this.application == null) {
+		ZkLockRegistry previous = this.application;
+		if (previous != registry) {
+			if (previous != null) {
+				previous.removeListener(this.events);
+			}
 			registry.addListener(this.events);
 			this.application = registry;
+			this.observer = null;
 		}
 		return registry;
 	}
@@ -320,6 +322,20 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 	}
 
 	/**
+	 * Drop the application's connection and refuse it until {@link #heal()} (or the end
+	 * of the test), as a server or network that goes away: returns once the application
+	 * has noticed ({@code SUSPENDED}), so that a test can look at it while it is cut off.
+	 * The session expires on the server after the session timeout.
+	 */
+	public void disconnect() {
+		registry();
+		long before = this.events.stateChanges();
+		server().proxy().refuse(true);
+		await("the application's client to notice its connection was dropped (SUSPENDED)",
+				() -> this.events.anySince(before, ConnectionState.SUSPENDED, ConnectionState.LOST));
+	}
+
+	/**
 	 * Lose every byte between the application and the server until {@link #heal()} (or
 	 * the end of the test), the connection left open: the client notices only by its own
 	 * timeouts (two thirds of the session without a reply), and the server expires the
@@ -359,7 +375,12 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 	 * @throws IllegalStateException if the kit's server could not be stopped
 	 */
 	public void stopServer() {
-		registry();
+		// Before the application exists (to start it while ZooKeeper is down), nothing
+		// is there to notice
+		boolean application = this.application != null || this.spring;
+		if (application) {
+			registry();
+		}
 		long before = this.events.stateChanges();
 		try {
 			server().stop();
@@ -367,8 +388,10 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 		catch (Exception ex) {
 			throw new IllegalStateException("The kit's ZooKeeper server did not stop", ex);
 		}
-		await("the application's client to notice the server stopped (SUSPENDED)",
-				() -> this.events.anySince(before, ConnectionState.SUSPENDED, ConnectionState.LOST));
+		if (application) {
+			await("the application's client to notice the server stopped (SUSPENDED)",
+					() -> this.events.anySince(before, ConnectionState.SUSPENDED, ConnectionState.LOST));
+		}
 	}
 
 	/**
@@ -382,7 +405,9 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 		catch (Exception ex) {
 			throw new IllegalStateException("The kit's ZooKeeper server did not start again", ex);
 		}
-		await("the application's client to be connected again after the restart", () -> isConnected(registry()));
+		if (this.application != null || this.spring) {
+			await("the application's client to be connected again after the restart", () -> isConnected(registry()));
+		}
 	}
 
 	/**
@@ -390,7 +415,9 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 	 * would. The application hears of it only where it watches its node (a method with
 	 * {@code onLost = INTERRUPT} or a revocable lock); ZooKeeper gives the key to the
 	 * next in line at once.
-	 * @param key the key of an exclusive lock
+	 * @param key the key: the node deleted is the first in its queue (an exclusive lock's
+	 * holder, a read/write lock's first node); not a semaphore's lease nor a leader's
+	 * node
 	 * @throws AssertionError if nobody holds the key
 	 */
 	public void deleteHeldNode(String key) {

@@ -60,4 +60,22 @@ class ZkLockTestKitReconnectTests {
 		zk.assertNoNodesLeft();
 	}
 
+	@Test
+	@Timeout(10)
+	void aTestLooksAtTheApplicationWhileItIsDisconnectedThenHealsIt() {
+		ZkLock lock = zk.registry().obtain("report");
+		lock.acquire(Duration.ofSeconds(5));
+		try {
+			zk.disconnect();
+			assertThat(lock.leaseState()).isEqualTo(LeaseState.UNCERTAIN);
+			zk.heal();
+			zk.assertThatKey("report").isHeldByApplication();
+			zk.await("the lease to be HELD again", () -> lock.leaseState() == LeaseState.HELD);
+		}
+		finally {
+			lock.unlock();
+		}
+		zk.assertThatKey("report").wasNotLost().isNotHeld();
+	}
+
 }
