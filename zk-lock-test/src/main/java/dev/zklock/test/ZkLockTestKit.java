@@ -227,8 +227,9 @@ public final class ZkLockTestKit implements BeforeAllCallback, BeforeEachCallbac
 	 * Test a registry of your own as the application, from now on in this test: one that
 	 * an {@code ApplicationContextRunner}'s context made, say (a test that starts a
 	 * second context may call it again for the second one). Its client must connect to
-	 * {@link #connectString()} for the faults to reach it; the kit listens to it and does
-	 * not close it.
+	 * {@link #connectString()} for the faults to reach it, and should ask for the kit's
+	 * {@link #sessionTimeout()}: the kit's server grants sessions of at most twice it.
+	 * The kit listens to the registry and does not close it.
 	 * @param registry the registry
 	 * @return the registry
 	 * @throws IllegalStateException if the registry's client does not connect through the
