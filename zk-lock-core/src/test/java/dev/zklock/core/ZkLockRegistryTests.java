@@ -12,10 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.ZooDefs.OpCode;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -436,12 +438,14 @@ class ZkLockRegistryTests {
 		int rounds = 20;
 		AtomicInteger holder = new AtomicInteger(-1);
 		AtomicInteger finished = new AtomicInteger();
+		AtomicReferenceArray<Thread> threads = new AtomicReferenceArray<>(2);
 		ExecutorService executor = Executors.newFixedThreadPool(2);
 		try {
 			List<Future<?>> turns = new ArrayList<>();
 			for (int t = 0; t < 2; t++) {
 				int id = t;
 				turns.add(executor.submit(() -> {
+					threads.set(id, Thread.currentThread());
 					ZkLock lock = registry.obtain("turns");
 					if (id == 1) {
 						awaitQuickly(() -> holder.get() == 0);
@@ -452,7 +456,11 @@ class ZkLockRegistryTests {
 						// Let go only once the other waits, and queue again only once it
 						// holds: the node passes on at every release, and nobody waits
 						// yet when the node that follows a renewal is listed
-						awaitQuickly(() -> registry.localLocks().get(0).waiters() == 1 || finished.get() > 0);
+						// Counted as waiting from its call's start, it is in the local
+						// queue
+						// once it parks there: released before, the node would go
+						awaitQuickly(() -> (registry.localLocks().get(0).waiters() == 1 && parked(threads.get(1 - id)))
+								|| finished.get() > 0);
 						lock.unlock();
 						if (i < rounds - 1) {
 							awaitQuickly(() -> holder.get() != id || finished.get() > 0);
@@ -563,6 +571,11 @@ class ZkLockRegistryTests {
 		// after any list sent before it
 		assertThat(registry.awaitReleased(Duration.ofSeconds(10))).isTrue();
 		assertThat(proxy.requests(OpCode.getChildren) - listed).as("child lists").isEqualTo(1);
+	}
+
+	private static boolean parked(@Nullable Thread thread) {
+		return thread != null
+				&& (thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
 	}
 
 	private static void awaitQuickly(java.util.concurrent.Callable<Boolean> condition) {
