@@ -29,14 +29,7 @@ class ZkLockTestKitNamespaceTests {
 	@Test
 	@Timeout(20)
 	void aLostCreateReplyReachesAnApplicationWithANamespace() throws Exception {
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(zk.connectString())
-			.namespace("shop")
-			.sessionTimeoutMs(2000)
-			.connectionTimeoutMs(2000)
-			.retryPolicy(new RetryOneTime(100))
-			.build();
-		client.start();
+		CuratorFramework client = namespacedClient();
 		try (ZkLockRegistry registry = new ZkLockRegistry(client, ZkLockOptions.defaults())) {
 			assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
 			zk.useApplication(registry);
@@ -55,21 +48,13 @@ class ZkLockTestKitNamespaceTests {
 	}
 
 	/**
-	 * deleteHeldNode finds the holder through a namespaced reader but deletes through the
-	 * kit's client without the namespace: a NoNodeException, reported as "released before
-	 * it could be deleted".
+	 * deleteHeldNode deletes the holder's node under the application's namespace, where
+	 * it found it.
 	 */
 	@Test
 	@Timeout(20)
 	void aHeldNodeOfAnApplicationWithANamespaceCanBeDeleted() throws Exception {
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(zk.connectString())
-			.namespace("shop")
-			.sessionTimeoutMs(2000)
-			.connectionTimeoutMs(2000)
-			.retryPolicy(new RetryOneTime(100))
-			.build();
-		client.start();
+		CuratorFramework client = namespacedClient();
 		try (ZkLockRegistry registry = new ZkLockRegistry(client, ZkLockOptions.defaults())) {
 			assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
 			zk.useApplication(registry);
@@ -87,6 +72,19 @@ class ZkLockTestKitNamespaceTests {
 		finally {
 			client.close();
 		}
+	}
+
+	/** An application's client under the namespace {@code shop}, through the kit. */
+	private static CuratorFramework namespacedClient() {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(zk.connectString())
+			.namespace("shop")
+			.sessionTimeoutMs(2000)
+			.connectionTimeoutMs(2000)
+			.retryPolicy(new RetryOneTime(100))
+			.build();
+		client.start();
+		return client;
 	}
 
 }
